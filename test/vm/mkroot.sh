@@ -1,0 +1,130 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# mkroot.sh CACHEDIR
+#
+# Builds (once) the real root the VM tests switch into: a minimal Debian bookworm made with
+# debootstrap, plus foyer-report.service, which prints one FOYER-REPORT line on ttyS0 and powers
+# the machine off. The tree is cached as CACHEDIR/root-<hash>, where <hash> covers this script,
+# so editing the recipe rebuilds it. Prints the tree's path on stdout.
+set -euo pipefail
+
+cachedir=${1:?usage: mkroot.sh CACHEDIR}
+mirror=${FOYER_DEBIAN_MIRROR:-$(sed -n 's/^URIs: *\(http[^ ]*debian\)$/\1/p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n1)}
+mirror=${mirror:-http://deb.debian.org/debian}
+
+mkdir -p "$cachedir"
+hash=$(sha256sum "$0" | cut -c1-12)
+tree=$cachedir/root-$hash
+
+exec 9>"$cachedir/root.lock"
+flock 9
+if [[ -e $tree.ok && -d $tree ]]; then
+        echo "$tree"
+        exit 0
+fi
+
+rm -rf "$tree" "$tree.tmp" "$tree.ok"
+echo "mkroot: debootstrap bookworm from $mirror into $tree" >&2
+debootstrap --variant=minbase --include=systemd-sysv,udev,e2fsprogs \
+        bookworm "$tree.tmp" "$mirror" >&2
+
+t=$tree.tmp
+# Keep the tree small: disk images are made from it for every scenario.
+rm -rf "$t"/usr/share/doc/* "$t"/usr/share/man/* "$t"/usr/share/info/* \
+       "$t"/usr/share/locale/* "$t"/usr/share/i18n/* "$t"/usr/share/zoneinfo/right \
+       "$t"/var/lib/apt/lists/* "$t"/var/cache/apt/*.bin "$t"/var/cache/apt/archives/*.deb \
+       "$t"/var/cache/debconf/*-old "$t"/var/log/*.log
+# Kernel modules are not needed inside the test root (the initrd loads what it needs).
+rm -rf "$t"/usr/lib/modules/* "$t"/lib/modules/* 2>/dev/null || true
+
+echo foyer-test > "$t/etc/hostname"
+# A banner of its own ("Welcome to Debian GNU/Linux 12 (bookworm, foyer test root)!"), so the
+# console tells the real root's systemd from an initrd that reuses Debian's os-release.
+rm -f "$t/etc/os-release"
+sed 's/^PRETTY_NAME="\(.*\))"$/PRETTY_NAME="\1, foyer test root)"/' "$t/usr/lib/os-release" > "$t/etc/os-release"
+: > "$t/etc/machine-id"
+# Root without password: the console is the test's only interface.
+chroot "$t" passwd -d root >/dev/null
+# Persistent journal, so the initrd's messages flushed from /run can be checked.
+mkdir -p "$t/var/log/journal"
+# Disk recipes write their own /etc/fstab; the default has no entries.
+printf '# foyer test root: no entries unless the disk recipe adds them\n' > "$t/etc/fstab"
+# Nothing but the report should talk on the serial console after boot.
+chroot "$t" systemctl mask serial-getty@ttyS0.service getty@tty1.service \
+        systemd-timesyncd.service apt-daily.timer apt-daily-upgrade.timer \
+        getty-static.service getty.target e2scrub_reap.service e2scrub_all.timer fstrim.timer 2>/dev/null || true
+
+install -D -m 0755 /dev/stdin "$t/usr/local/sbin/foyer-report" <<'EOF'
+#!/bin/bash
+# Prints one machine-readable line about how this boot went, then powers off.
+prop() { systemctl show -p "$1" --value; }
+now_us=$(awk '{ printf "%d", $1 * 1000000 }' /proc/uptime)
+initrd=$(prop InitRDTimestampMonotonic)
+user=$(prop UserspaceTimestampMonotonic)
+initrd_ms=-1
+if [[ ${initrd:-0} -gt 0 && ${user:-0} -gt 0 ]]; then
+        initrd_ms=$(( (user - initrd) / 1000 ))
+fi
+userspace_ms=$(( (now_us - ${user:-0}) / 1000 ))
+
+opts=$(findmnt -n -o OPTIONS /)
+case ",$opts," in *,rw,*) rw=1 ;; *) rw=0 ;; esac
+src=$(findmnt -n -o SOURCE / | sed 's/\[.*//')
+fstype=$(findmnt -n -o FSTYPE /)
+subvol=$(sed -n 's/.*subvol=\([^,]*\).*/\1/p' <<<"$opts")
+usr=none
+if mountpoint -q /usr; then
+        usr=$(findmnt -n -o SOURCE /usr)
+fi
+fstab_root=$(findmnt --fstab -n -o SOURCE / 2>/dev/null || true)
+fstab_usr=$(findmnt --fstab -n -o SOURCE /usr 2>/dev/null || true)
+
+# Messages from before the switch-root, kept in this boot's journal.
+journal=$(journalctl -b -q -o cat --no-pager 2>/dev/null)
+initrd_journal=0
+grep -q 'Switching root' <<<"$journal" && initrd_journal=1
+fsck_log=$(journalctl -b -q -o cat --no-pager -u systemd-fsck-root.service -t systemd-fsck 2>/dev/null)
+fsck_lines=$(grep -c . <<<"$fsck_log" || true)
+fsck_fixed=0
+grep -Eq 'not cleanly unmounted|check forced|FILE SYSTEM WAS MODIFIED' <<<"$fsck_log" && fsck_fixed=1
+
+failed=$(systemctl list-units --state=failed --no-legend --plain 2>/dev/null | awk '{ print $1 }' | grep -v '^foyer-report' || true)
+nfailed=$(grep -c . <<<"$failed" || true)
+
+echo "FOYER-REPORT root=reached rw=$rw fstype=$fstype src=$src subvol=${subvol:--}" \
+     "usr=$usr fstab_root=${fstab_root:--} fstab_usr=${fstab_usr:--}" \
+     "initrd_ms=$initrd_ms userspace_ms=$userspace_ms initrd_journal=$initrd_journal" \
+     "fsck_lines=$fsck_lines fsck_fixed=$fsck_fixed failed_units=$nfailed" \
+     "failed=$(tr '\n' ',' <<<"$failed" | sed 's/,$//; s/^$/-/')"
+if [[ $fsck_lines -gt 0 ]]; then
+        sed 's/^/FOYER-FSCK: /' <<<"$fsck_log"
+fi
+systemctl --no-block poweroff
+EOF
+
+cat > "$t/etc/systemd/system/foyer-report.service" <<'EOF'
+[Unit]
+Description=foyer test report
+After=multi-user.target
+ConditionKernelCommandLine=!foyer.noreport
+
+[Service]
+Type=oneshot
+ExecStart=/usr/local/sbin/foyer-report
+StandardOutput=tty
+StandardError=tty
+TTYPath=/dev/ttyS0
+
+[Install]
+WantedBy=multi-user.target
+EOF
+chroot "$t" systemctl enable foyer-report.service >/dev/null 2>&1
+
+mv "$t" "$tree"
+touch "$tree.ok"
+# Old trees of earlier recipes are garbage now.
+for old in "$cachedir"/root-*; do
+        [[ $old == "$tree" || $old == "$tree.ok" ]] || rm -rf "$old"
+done
+echo "$tree"

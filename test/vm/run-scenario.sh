@@ -1,0 +1,68 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# run-scenario.sh VM_RUN BUILDDIR SCENARIO [FOYER_EXE GENERATOR_DIR UNIT_DIR]
+#
+# Runs one VM scenario: makes (or reuses) the test root, the scenario's disks and the initrd,
+# then lets vm-run boot them and check the console. Scenario files are described in
+# docs/testing.md. Exit status: 0 pass, 1 fail, 77 skip (no QEMU or no kernel).
+#
+# Environment:
+#   FOYER_VM_KVER     kernel version to boot (default: the newest /boot/vmlinuz-*)
+#   FOYER_VM_INITRD   boot this initrd instead of building a foyer image
+#   FOYER_VM_ACCEL    kvm or tcg (default: probe KVM once, fall back to TCG)
+#   FOYER_VM_SMP      vCPUs per VM (default 1)
+set -euo pipefail
+
+vm_run=${1:?usage: run-scenario.sh VM_RUN BUILDDIR SCENARIO [FOYER_EXE GENERATOR_DIR UNIT_DIR]}
+builddir=$(realpath "${2:?}")
+scenario=$(realpath "${3:?}")
+foyer_exe=${4:-}
+generator_dir=${5:-}
+unit_dir=${6:-}
+here=$(dirname "$(realpath "$0")")
+name=$(basename "$scenario" .scenario)
+
+skip() { echo "SKIP: $*"; exit 77; }
+
+command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 is not installed"
+kver=${FOYER_VM_KVER:-$(ls /boot/vmlinuz-* 2>/dev/null | sed 's|.*/vmlinuz-||' | sort -V | tail -n1)}
+kernel=/boot/vmlinuz-$kver
+[[ -n $kver && -r $kernel ]] || skip "no kernel in /boot (install linux-image-amd64)"
+[[ $(id -u) == 0 ]] || skip "making the test disks needs root (loop mounts, debootstrap)"
+
+cache=$builddir/vm-cache
+logs=$builddir/vm-logs
+mkdir -p "$cache" "$logs"
+export FOYER_VM_CACHE=$cache
+
+field() { awk -v k="$1" '$1 == k { $1 = ""; sub(/^ +/, ""); print }' "$scenario"; }
+
+# The initrd: a foyer image unless told otherwise.
+needs=$(field needs)
+if [[ -n ${FOYER_VM_INITRD:-} ]]; then
+        initrd=$FOYER_VM_INITRD
+        kind="given ($initrd)"
+        [[ $needs == *foyer* ]] && skip "scenario needs a foyer image, FOYER_VM_INITRD is set"
+elif [[ -n $foyer_exe && -x $foyer_exe ]]; then
+        initrd=$("$here/mkimage.sh" "$cache" "$kver" "$foyer_exe" "$generator_dir" "$unit_dir")
+        kind="foyer"
+else
+        [[ $needs == *foyer* ]] && skip "scenario needs a foyer image and foyer is not built"
+        initrd=/boot/initrd.img-$kver
+        kind="Debian initramfs-tools (foyer's builder is not available)"
+fi
+
+tree=$("$here/mkroot.sh" "$cache")
+recipe=$(field disk)
+drives=()
+if [[ -n $recipe ]]; then
+        mapfile -t imgs < <("$here/mkdisk.sh" "$cache" "$tree" "$recipe")
+        for img in "${imgs[@]}"; do
+                drives+=(--drive "$img")
+        done
+fi
+
+echo "scenario $name: kernel $kver, initrd: $kind, disk recipe: ${recipe:-none}"
+exec "$vm_run" --kernel "$kernel" --initrd "$initrd" "${drives[@]}" \
+        --smp "${FOYER_VM_SMP:-1}" --log "$logs/$name.log" "$scenario"

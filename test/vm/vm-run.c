@@ -1,0 +1,656 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * vm-run: boot a kernel + initrd + disks in QEMU and drive its serial console by a script.
+ *
+ *   vm-run --kernel K --initrd I [--drive IMG]... [--append ARGS] [--log FILE]
+ *          [--timeout SEC] [--accel auto|kvm|tcg] [--smp N] [--mem MB] [--live] SCRIPT
+ *
+ * SCRIPT is a scenario file; vm-run acts on these lines (others, such as `disk`, belong to the
+ * shell runner and are ignored):
+ *   append ARGS...        more kernel command line
+ *   timeout SEC           overall deadline (default 600)
+ *   fail REGEX            fail as soon as REGEX shows up on the console
+ *   expect SEC REGEX      wait at most SEC seconds for REGEX (POSIX ERE, per line)
+ *   send TEXT             type TEXT; C escapes work and \n types Enter
+ *   report SEC K=V...     wait for the FOYER-REPORT line and check each field against the
+ *                         anchored ERE V
+ *   poweroff SEC          wait for the machine to power itself off
+ * Text matched by one step is consumed: the next step only looks at what came after it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <regex.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_ARGS 128
+#define MAX_STEPS 64
+#define MAX_FAILS 16
+#define TAIL_LINES 60
+
+enum step_kind { STEP_EXPECT, STEP_SEND, STEP_REPORT, STEP_POWEROFF };
+
+struct step {
+        enum step_kind kind;
+        double secs;
+        char *arg;      /* regex, text, or report fields */
+        int line;
+};
+
+static struct {
+        const char *kernel, *initrd, *log_path, *accel, *qemu;
+        const char *drives[8];
+        int n_drives;
+        char append[4096];
+        double timeout;
+        int smp, mem;
+        bool live;
+        struct step steps[MAX_STEPS];
+        int n_steps;
+        char *fails[MAX_FAILS];
+        int n_fails;
+} cfg = {
+        .timeout = 600,
+        .smp = 1,
+        .mem = 1024,
+        .qemu = "qemu-system-x86_64",
+};
+
+/* Console text with CRs and escape sequences removed, for matching and the failure tail. */
+static char *text;
+static size_t text_len, text_cap;
+static size_t consumed;         /* everything before this was matched by an earlier step */
+static FILE *log_file;
+static pid_t qemu_pid = -1;
+static int qemu_in = -1, qemu_out = -1;
+static bool qemu_exited;
+static int qemu_status;
+static double t_start;
+
+static double now(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void die(const char *fmt, ...) {
+        va_list ap;
+        va_start(ap, fmt);
+        fputs("vm-run: ", stderr);
+        vfprintf(stderr, fmt, ap);
+        fputc('\n', stderr);
+        va_end(ap);
+        exit(2);
+}
+
+static void *xrealloc(void *p, size_t n) {
+        p = realloc(p, n);
+        if (!p)
+                die("out of memory");
+        return p;
+}
+
+static void kill_qemu(void) {
+        if (qemu_pid > 0 && !qemu_exited) {
+                kill(qemu_pid, SIGKILL);
+                waitpid(qemu_pid, &qemu_status, 0);
+                qemu_exited = true;
+        }
+}
+
+static void print_tail(void) {
+        size_t i = text_len;
+        int lines = 0;
+        while (i > 0 && lines <= TAIL_LINES)
+                if (text[--i] == '\n')
+                        lines++;
+        if (i > 0)
+                i++;
+        fprintf(stderr, "---- last %d lines of the console ----\n", TAIL_LINES);
+        fwrite(text + i, 1, text_len - i, stderr);
+        if (text_len > 0 && text[text_len - 1] != '\n')
+                fputc('\n', stderr);
+        fprintf(stderr, "---- end of console ----\n");
+}
+
+static void fail(const char *fmt, ...) {
+        va_list ap;
+        kill_qemu();
+        if (log_file)
+                fflush(log_file);
+        print_tail();
+        fprintf(stderr, "FAIL after %.1fs: ", now() - t_start);
+        va_start(ap, fmt);
+        vfprintf(stderr, fmt, ap);
+        va_end(ap);
+        fputc('\n', stderr);
+        if (cfg.log_path)
+                fprintf(stderr, "full console log: %s\n", cfg.log_path);
+        exit(1);
+}
+
+/* Append raw console bytes: log them as they are, keep a cleaned copy for matching. */
+static void add_output(const char *buf, size_t n) {
+        static int esc_state;   /* 0 none, 1 after ESC, 2 inside CSI */
+
+        if (log_file) {
+                fwrite(buf, 1, n, log_file);
+                fflush(log_file);
+        }
+        if (cfg.live) {
+                fwrite(buf, 1, n, stdout);
+                fflush(stdout);
+        }
+        if (text_len + n + 1 > text_cap) {
+                text_cap = (text_len + n + 1) * 2;
+                text = xrealloc(text, text_cap);
+        }
+        for (size_t i = 0; i < n; i++) {
+                char c = buf[i];
+                if (esc_state == 1) {
+                        esc_state = c == '[' ? 2 : 0;
+                        continue;
+                }
+                if (esc_state == 2) {
+                        if (c >= 0x40 && c <= 0x7e)
+                                esc_state = 0;
+                        continue;
+                }
+                if (c == '\033') {
+                        esc_state = 1;
+                        continue;
+                }
+                if (c == '\r' || c == '\0')
+                        continue;
+                text[text_len++] = c;
+        }
+        text[text_len] = '\0';
+}
+
+/* Read console output until the deadline; returns false on timeout or QEMU exit. */
+static bool pump(double deadline) {
+        char buf[4096];
+        for (;;) {
+                double left = deadline - now();
+                if (left <= 0)
+                        return false;
+                if (qemu_out < 0)
+                        return false;
+                struct pollfd p = { .fd = qemu_out, .events = POLLIN };
+                int r = poll(&p, 1, (int) (left * 1000) + 1);
+                if (r < 0 && errno == EINTR)
+                        continue;
+                if (r < 0)
+                        die("poll: %m");
+                if (r == 0)
+                        continue;
+                ssize_t k = read(qemu_out, buf, sizeof buf);
+                if (k < 0 && errno == EINTR)
+                        continue;
+                if (k <= 0) {
+                        close(qemu_out);
+                        qemu_out = -1;
+                        waitpid(qemu_pid, &qemu_status, 0);
+                        qemu_exited = true;
+                        return false;
+                }
+                add_output(buf, (size_t) k);
+                return true;
+        }
+}
+
+static void compile(regex_t *re, const char *pattern, int line) {
+        int r = regcomp(re, pattern, REG_EXTENDED | REG_NEWLINE);
+        if (r != 0) {
+                char msg[256];
+                regerror(r, re, msg, sizeof msg);
+                die("script line %d: bad regex '%s': %s", line, pattern, msg);
+        }
+}
+
+static regex_t fail_re[MAX_FAILS];
+static size_t fail_checked;
+
+static void check_fail_patterns(void) {
+        /* Only complete lines, each looked at once. */
+        char *end = memrchr(text + fail_checked, '\n', text_len - fail_checked);
+        if (!end)
+                return;
+        char saved = end[1];
+        end[1] = '\0';
+        for (int i = 0; i < cfg.n_fails; i++) {
+                regmatch_t m;
+                if (regexec(&fail_re[i], text + fail_checked, 1, &m, 0) == 0) {
+                        end[1] = saved;
+                        fail("console showed forbidden pattern /%s/", cfg.fails[i]);
+                }
+        }
+        end[1] = saved;
+        fail_checked = end + 1 - text;
+}
+
+/* Wait for a regex in the unconsumed text; returns the match end offset. */
+static size_t wait_for(const char *pattern, double secs, int line, size_t *match_start) {
+        regex_t re;
+        double deadline = now() + secs;
+        double overall = t_start + cfg.timeout;
+        size_t scan_from = consumed;
+
+        compile(&re, pattern, line);
+        for (;;) {
+                regmatch_t m;
+                check_fail_patterns();
+                if (scan_from < text_len && regexec(&re, text + scan_from, 1, &m, 0) == 0) {
+                        regfree(&re);
+                        if (match_start)
+                                *match_start = scan_from + m.rm_so;
+                        return scan_from + m.rm_eo;
+                }
+                /* Next time, start at the last incomplete line. */
+                char *nl = memrchr(text + scan_from, '\n', text_len - scan_from);
+                if (nl)
+                        scan_from = nl + 1 - text;
+                double d = deadline < overall ? deadline : overall;
+                if (!pump(d)) {
+                        if (qemu_exited)
+                                fail("QEMU exited (status %d) while waiting for /%s/ (script line %d)",
+                                     WIFEXITED(qemu_status) ? WEXITSTATUS(qemu_status) : -1,
+                                     pattern, line);
+                        if (now() >= overall)
+                                fail("overall timeout of %.0fs reached while waiting for /%s/ (script line %d)",
+                                     cfg.timeout, pattern, line);
+                        fail("no /%s/ within %.0fs (script line %d)", pattern, secs, line);
+                }
+        }
+}
+
+static char *unescape(const char *s) {
+        char *out = xrealloc(NULL, strlen(s) + 1), *o = out;
+        for (; *s; s++) {
+                if (*s != '\\' || !s[1]) {
+                        *o++ = *s;
+                        continue;
+                }
+                switch (*++s) {
+                case 'n': case 'r': *o++ = '\r'; break;
+                case 't': *o++ = '\t'; break;
+                case 'e': *o++ = '\033'; break;
+                case 's': *o++ = ' '; break;
+                default: *o++ = *s;
+                }
+        }
+        *o = '\0';
+        return out;
+}
+
+static void send_text(const char *s) {
+        char *t = unescape(s);
+        /* Type slowly: the guest's tty may drop a burst while it is busy. */
+        for (char *p = t; *p; p++) {
+                if (write(qemu_in, p, 1) != 1)
+                        fail("writing to the console: %m");
+                pump(now() + 0.02);
+        }
+        free(t);
+}
+
+static void check_report(const char *fields, double secs, int line) {
+        size_t start;
+        size_t end = wait_for("^FOYER-REPORT [^\n]*\n", secs, line, &start);
+        char *report = strndup(text + start, end - start - 1);
+        consumed = end;
+        printf("%s\n", report);
+        fflush(stdout);
+
+        char *want = strdup(fields), *save = NULL;
+        bool ok = true;
+        for (char *f = strtok_r(want, " \t", &save); f; f = strtok_r(NULL, " \t", &save)) {
+                char *eq = strchr(f, '=');
+                if (!eq)
+                        die("script line %d: report field '%s' is not KEY=REGEX", line, f);
+                *eq = '\0';
+                char key[128];
+                snprintf(key, sizeof key, " %s=", f);
+                char *v = strstr(report, key);
+                char value[512] = "";
+                if (v) {
+                        v += strlen(key);
+                        size_t n = strcspn(v, " ");
+                        snprintf(value, sizeof value, "%.*s", (int) n, v);
+                }
+                char anchored[600];
+                snprintf(anchored, sizeof anchored, "^(%s)$", eq + 1);
+                regex_t re;
+                compile(&re, anchored, line);
+                if (!v || regexec(&re, value, 0, NULL, 0) != 0) {
+                        fprintf(stderr, "report field %s: got '%s', want /%s/\n",
+                                f, v ? value : "(missing)", eq + 1);
+                        ok = false;
+                }
+                regfree(&re);
+        }
+        free(want);
+        if (!ok)
+                fail("report line does not match (script line %d): %s", line, report);
+        free(report);
+}
+
+static char *trim(char *s) {
+        while (*s == ' ' || *s == '\t')
+                s++;
+        char *e = s + strlen(s);
+        while (e > s && (e[-1] == '\n' || e[-1] == ' ' || e[-1] == '\t'))
+                *--e = '\0';
+        return s;
+}
+
+static void add_append(const char *a) {
+        size_t n = strlen(cfg.append);
+        snprintf(cfg.append + n, sizeof cfg.append - n, "%s%s", n ? " " : "", a);
+}
+
+static void parse_script(const char *path) {
+        FILE *f = fopen(path, "re");
+        char *line = NULL;
+        size_t cap = 0;
+        int lineno = 0;
+
+        if (!f)
+                die("cannot open %s: %m", path);
+        while (getline(&line, &cap, f) >= 0) {
+                lineno++;
+                char *s = trim(line);
+                if (!*s || *s == '#')
+                        continue;
+                char *rest = s + strcspn(s, " \t");
+                if (*rest)
+                        *rest++ = '\0';
+                rest = trim(rest);
+
+                struct step st = { .line = lineno };
+                if (strcmp(s, "append") == 0) {
+                        add_append(rest);
+                        continue;
+                } else if (strcmp(s, "timeout") == 0) {
+                        cfg.timeout = atof(rest);
+                        continue;
+                } else if (strcmp(s, "fail") == 0) {
+                        if (cfg.n_fails >= MAX_FAILS)
+                                die("too many fail lines");
+                        cfg.fails[cfg.n_fails++] = strdup(rest);
+                        continue;
+                } else if (strcmp(s, "send") == 0) {
+                        st.kind = STEP_SEND;
+                        st.arg = strdup(rest);
+                } else if (strcmp(s, "expect") == 0 || strcmp(s, "report") == 0 ||
+                           strcmp(s, "poweroff") == 0) {
+                        char *end;
+                        st.secs = strtod(rest, &end);
+                        if (end == rest || st.secs <= 0)
+                                die("%s:%d: '%s' needs a number of seconds first", path, lineno, s);
+                        st.kind = s[0] == 'e' ? STEP_EXPECT : s[0] == 'r' ? STEP_REPORT : STEP_POWEROFF;
+                        st.arg = strdup(trim(end));
+                        if (st.kind == STEP_EXPECT && !*st.arg)
+                                die("%s:%d: expect needs a regex", path, lineno);
+                } else
+                        continue;       /* a line for the shell runner (disk, needs, ...) */
+                if (cfg.n_steps >= MAX_STEPS)
+                        die("too many steps");
+                cfg.steps[cfg.n_steps++] = st;
+        }
+        free(line);
+        fclose(f);
+}
+
+static pid_t spawn_qemu(const char *accel, const char *initrd, const char *append,
+                        const char **drives, int n_drives, int *in, int *out) {
+        const char *argv[MAX_ARGS];
+        char machine[64], smp[16], mem[16], full_append[4600];
+        static char drive_args[8][4200];
+        int n = 0, pin[2], pout[2];
+
+        snprintf(machine, sizeof machine, "q35,accel=%s", accel);
+        snprintf(smp, sizeof smp, "%d", cfg.smp);
+        snprintf(mem, sizeof mem, "%d", cfg.mem);
+        snprintf(full_append, sizeof full_append, "console=ttyS0 panic=-1 printk.time=1 %s", append);
+
+        argv[n++] = cfg.qemu;
+        argv[n++] = "-machine"; argv[n++] = machine;
+        argv[n++] = "-cpu"; argv[n++] = strcmp(accel, "kvm") == 0 ? "host" : "max";
+        argv[n++] = "-smp"; argv[n++] = smp;
+        argv[n++] = "-m"; argv[n++] = mem;
+        argv[n++] = "-nodefaults"; argv[n++] = "-no-user-config";
+        argv[n++] = "-display"; argv[n++] = "none";
+        argv[n++] = "-serial"; argv[n++] = "stdio";
+        argv[n++] = "-no-reboot";
+        argv[n++] = "-kernel"; argv[n++] = cfg.kernel;
+        if (initrd) {
+                argv[n++] = "-initrd";
+                argv[n++] = initrd;
+        }
+        argv[n++] = "-append"; argv[n++] = full_append;
+        for (int i = 0; i < n_drives; i++) {
+                /* snapshot=on: the cached disk images are never written to. */
+                snprintf(drive_args[i], sizeof drive_args[i],
+                         "file=%s,format=raw,if=virtio,cache=unsafe,snapshot=on", drives[i]);
+                argv[n++] = "-drive";
+                argv[n++] = drive_args[i];
+        }
+        argv[n] = NULL;
+
+        if (log_file) {
+                fprintf(log_file, "# vm-run:");
+                for (int i = 0; i < n; i++)
+                        fprintf(log_file, " '%s'", argv[i]);
+                fprintf(log_file, "\n");
+        }
+        if (pipe2(pin, O_CLOEXEC) < 0 || pipe2(pout, O_CLOEXEC) < 0)
+                die("pipe: %m");
+        pid_t pid = fork();
+        if (pid < 0)
+                die("fork: %m");
+        if (pid == 0) {
+                dup2(pin[0], STDIN_FILENO);
+                dup2(pout[1], STDOUT_FILENO);
+                dup2(pout[1], STDERR_FILENO);
+                setpgid(0, 0);
+                execvp(argv[0], (char **) argv);
+                fprintf(stderr, "vm-run: cannot run %s: %m\n", argv[0]);
+                _exit(127);
+        }
+        close(pin[0]);
+        close(pout[1]);
+        *in = pin[1];
+        *out = pout[0];
+        return pid;
+}
+
+/* /dev/kvm may exist and still not work (nested virtualisation): boot the kernel without an
+ * initrd under KVM and see whether it gets as far as failing to mount a root in time. */
+static const char *probe_accel(void) {
+        const char *env = getenv("FOYER_VM_ACCEL");
+        if (env && *env)
+                return env;
+        int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+        if (fd < 0)
+                return "tcg";
+        close(fd);
+
+        char cache[4096] = "";
+        const char *dir = getenv("FOYER_VM_CACHE");
+        if (dir) {
+                snprintf(cache, sizeof cache, "%s/kvm-probe", dir);
+                FILE *f = fopen(cache, "re");
+                char result[16] = "";
+                if (f) {
+                        if (fgets(result, sizeof result, f))
+                                result[strcspn(result, "\n")] = '\0';
+                        fclose(f);
+                        if (strcmp(result, "kvm") == 0)
+                                return "kvm";
+                        if (strcmp(result, "tcg") == 0)
+                                return "tcg";
+                }
+        }
+
+        int in, out;
+        pid_t pid = spawn_qemu("kvm", NULL, "", NULL, 0, &in, &out);
+        const char *result = "tcg";
+        char buf[65536];
+        size_t len = 0;
+        double deadline = now() + 20;
+        while (now() < deadline) {
+                struct pollfd p = { .fd = out, .events = POLLIN };
+                if (poll(&p, 1, 200) <= 0)
+                        continue;
+                ssize_t k = read(out, buf + len, sizeof buf - 1 - len);
+                if (k <= 0)
+                        break;
+                len += k;
+                buf[len] = '\0';
+                if (strstr(buf, "Kernel panic") || strstr(buf, "Unable to mount root")) {
+                        result = "kvm";
+                        break;
+                }
+                if (len > sizeof buf - 4096) {
+                        memmove(buf, buf + len - 2048, 2048);
+                        len = 2048;
+                }
+        }
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+        close(in);
+        close(out);
+        if (*cache) {
+                FILE *f = fopen(cache, "we");
+                if (f) {
+                        fprintf(f, "%s\n", result);
+                        fclose(f);
+                }
+        }
+        return result;
+}
+
+static void on_signal(int sig) {
+        if (qemu_pid > 0)
+                kill(qemu_pid, SIGKILL);
+        signal(sig, SIG_DFL);
+        raise(sig);
+}
+
+static void usage(void) {
+        fprintf(stderr,
+                "usage: vm-run --kernel K --initrd I [--drive IMG]... [--append ARGS] [--log FILE]\n"
+                "              [--timeout SEC] [--accel auto|kvm|tcg] [--smp N] [--mem MB] [--live] SCRIPT\n");
+        exit(2);
+}
+
+int main(int argc, char **argv) {
+        static const struct option opts[] = {
+                { "kernel", required_argument, NULL, 'k' },
+                { "initrd", required_argument, NULL, 'i' },
+                { "drive", required_argument, NULL, 'd' },
+                { "append", required_argument, NULL, 'a' },
+                { "log", required_argument, NULL, 'l' },
+                { "timeout", required_argument, NULL, 't' },
+                { "accel", required_argument, NULL, 'A' },
+                { "smp", required_argument, NULL, 's' },
+                { "mem", required_argument, NULL, 'm' },
+                { "live", no_argument, NULL, 'L' },
+                { "help", no_argument, NULL, 'h' },
+                {}
+        };
+        const char *extra_append = NULL;
+        double timeout_override = 0;
+        int c;
+
+        while ((c = getopt_long(argc, argv, "", opts, NULL)) >= 0)
+                switch (c) {
+                case 'k': cfg.kernel = optarg; break;
+                case 'i': cfg.initrd = optarg; break;
+                case 'd':
+                        if (cfg.n_drives >= 8)
+                                die("too many drives");
+                        cfg.drives[cfg.n_drives++] = optarg;
+                        break;
+                case 'a': extra_append = optarg; break;
+                case 'l': cfg.log_path = optarg; break;
+                case 't': timeout_override = atof(optarg); break;
+                case 'A': cfg.accel = optarg; break;
+                case 's': cfg.smp = atoi(optarg); break;
+                case 'm': cfg.mem = atoi(optarg); break;
+                case 'L': cfg.live = true; break;
+                default: usage();
+                }
+        if (optind != argc - 1 || !cfg.kernel)
+                usage();
+
+        cfg.fails[cfg.n_fails++] = strdup("Kernel panic - not syncing");
+        parse_script(argv[optind]);
+        if (extra_append)
+                add_append(extra_append);
+        if (timeout_override > 0)
+                cfg.timeout = timeout_override;
+        for (int i = 0; i < cfg.n_fails; i++)
+                compile(&fail_re[i], cfg.fails[i], 0);
+
+        if (cfg.log_path) {
+                log_file = fopen(cfg.log_path, "we");
+                if (!log_file)
+                        die("cannot write %s: %m", cfg.log_path);
+        }
+        signal(SIGPIPE, SIG_IGN);
+        signal(SIGTERM, on_signal);
+        signal(SIGINT, on_signal);
+
+        const char *accel = cfg.accel && strcmp(cfg.accel, "auto") != 0 ? cfg.accel : probe_accel();
+        fprintf(stderr, "vm-run: accel=%s smp=%d mem=%dM append: %s\n", accel, cfg.smp, cfg.mem, cfg.append);
+        text = xrealloc(NULL, text_cap = 1 << 16);
+        text[0] = '\0';
+        t_start = now();
+        qemu_pid = spawn_qemu(accel, cfg.initrd, cfg.append, cfg.drives, cfg.n_drives, &qemu_in, &qemu_out);
+
+        for (int i = 0; i < cfg.n_steps; i++) {
+                struct step *st = &cfg.steps[i];
+                double t0 = now();
+                switch (st->kind) {
+                case STEP_EXPECT:
+                        consumed = wait_for(st->arg, st->secs, st->line, NULL);
+                        fprintf(stderr, "vm-run: %6.1fs matched /%s/ (%.1fs)\n",
+                                now() - t_start, st->arg, now() - t0);
+                        break;
+                case STEP_SEND:
+                        send_text(st->arg);
+                        fprintf(stderr, "vm-run: %6.1fs sent \"%s\"\n", now() - t_start, st->arg);
+                        break;
+                case STEP_REPORT:
+                        check_report(st->arg, st->secs, st->line);
+                        fprintf(stderr, "vm-run: %6.1fs report ok\n", now() - t_start);
+                        break;
+                case STEP_POWEROFF: {
+                        double deadline = now() + st->secs;
+                        while (pump(deadline))
+                                check_fail_patterns();
+                        if (!qemu_exited)
+                                fail("the machine did not power off within %.0fs (script line %d)",
+                                     st->secs, st->line);
+                        fprintf(stderr, "vm-run: %6.1fs powered off\n", now() - t_start);
+                        break;
+                }
+                }
+        }
+        kill_qemu();
+        fprintf(stderr, "vm-run: ok after %.1fs%s%s\n", now() - t_start,
+                cfg.log_path ? ", console log: " : "", cfg.log_path ? cfg.log_path : "");
+        return 0;
+}
