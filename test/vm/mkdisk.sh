@@ -135,4 +135,8 @@ esac
 rm -rf "$work/stage" "$work/usr" "$work/mnt"
 mv "$work" "$out"
 touch "$out.ok"
+# Images of earlier recipes or trees are garbage now.
+for old in "$cachedir/disk-$recipe-"????????????{,.ok}; do
+        [[ -e $old && $old != "$out" && $old != "$out.ok" ]] && rm -rf "$old"
+done
 ls -1 "$out"/*.img
