@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include <inttypes.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "build.h"
+#include "commit.h"
+#include "cpio.h"
+#include "elf-file.h"
+#include "log.h"
+#include "manifest.h"
+#include "modules.h"
+#include "plan.h"
+#include "probe.h"
+#include "resolve.h"
+#include "util.h"
+
+static int source_date_epoch(uint64_t *ret) {
+        const char *e = getenv("SOURCE_DATE_EPOCH");
+        char *end;
+        unsigned long long v;
+
+        *ret = 0;
+        if (isempty(e))
+                return 0;
+        errno = 0;
+        v = strtoull(e, &end, 10);
+        if (errno != 0 || *end || v > UINT32_MAX)
+                return log_error_errno(SYNTHETIC_ERRNO(EINVAL), "Invalid SOURCE_DATE_EPOCH=%s.", e);
+        *ret = v;
+        return 0;
+}
+
+static double now_s(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Checks the output directory before the work, so a wrong path fails in milliseconds. */
+static int check_output_dir(const char *output) {
+        _cleanup_free_ char *dir = strchr(output, '/') ? path_dirname(output) : strdup(".");
+        struct stat st;
+
+        if (!dir)
+                return log_oom();
+        if (stat(dir, &st) < 0)
+                return log_error_errno(errno, "Output directory %s: %m", dir);
+        if (!S_ISDIR(st.st_mode))
+                return log_error_errno(SYNTHETIC_ERRNO(ENOTDIR), "Output directory %s is not a directory.", dir);
+        if (access(dir, W_OK) < 0)
+                return log_error_errno(errno, "Output directory %s is not writable: %m", dir);
+        return 0;
+}
+
+int build_image(const BuildConfig *c) {
+        _cleanup_(manifest_freep) Manifest *m = NULL;
+        _cleanup_strv_free_ char **search_path = NULL, **wanted = NULL;
+        _cleanup_free_ char *output = NULL;
+        _cleanup_(sink_freep) Sink *sink = NULL;
+        OutputFile out = { .fd = -EBADF };
+        Probe p = {};
+        CpioWriter w;
+        uint64_t mtime;
+        struct stat st;
+        double t0 = now_s();
+        const char *root = c->root ?: "/";
+        int r;
+
+        r = source_date_epoch(&mtime);
+        if (r < 0)
+                return r;
+
+        if (stat(root, &st) < 0 || !S_ISDIR(st.st_mode))
+                return log_error_errno(errno ?: ENOTDIR, "Source root %s is not a directory: %m", root);
+
+        /* probe */
+        r = probe_host(root, c->kver, &p);
+        if (r < 0)
+                return r;
+
+        output = c->output ? strdup(c->output) : strjoin("initrd-", p.kver, ".img");
+        if (!output) {
+                r = log_oom();
+                goto finish;
+        }
+        r = check_output_dir(output);
+        if (r < 0)
+                goto finish;
+
+        /* plan */
+        r = manifest_new(root, &m);
+        if (r < 0) {
+                r = log_oom();
+                goto finish;
+        }
+        r = plan_image(m, c, &p);
+        if (r < 0)
+                goto finish;
+
+        /* resolve: modules, then the library closure of everything planned */
+        for (const char *const *n = plan_default_modules; *n; n++)
+                if (strv_extend(&wanted, *n) < 0) {
+                        r = log_oom();
+                        goto finish;
+                }
+        r = modules_add(m, &p, wanted, c->add_modules);
+        if (r < 0)
+                goto finish;
+
+        r = elf_search_path(root, &search_path);
+        if (r < 0) {
+                log_error_errno(r, "Failed to read the loader configuration of %s: %m", root);
+                goto finish;
+        }
+        r = resolve_libraries(m, search_path);
+        if (r < 0)
+                goto finish;
+
+        /* emit */
+        r = output_file_open(output, &out);
+        if (r < 0)
+                goto finish;
+        r = sink_new(c->compression, c->level, out.fd, &sink);
+        if (r < 0) {
+                log_error_errno(r, "Failed to set up %s compression: %m", compression_to_string(c->compression));
+                goto finish;
+        }
+        cpio_writer_init(&w, sink, mtime);
+        r = cpio_write_manifest(&w, m);
+        if (r < 0)
+                goto finish;
+        r = sink_finish(sink);
+        if (r < 0) {
+                log_error_errno(r, "Failed to write %s: %m", out.temp_path);
+                goto finish;
+        }
+
+        if (fstat(out.fd, &st) < 0) {
+                r = log_error_errno(errno, "Failed to stat %s: %m", out.temp_path);
+                goto finish;
+        }
+
+        /* commit: nothing in the image is secret (root is locked), so it may be world-readable. */
+        r = output_file_commit(&out, 0644);
+        if (r < 0)
+                goto finish;
+
+        log_info("Wrote %s: kernel %s, %zu entries, %.1f MiB cpio, %.1f MiB %s, %.2f s.", output, p.kver,
+                 m->n_entries, sink_bytes_in(sink) / 1048576.0, st.st_size / 1048576.0,
+                 compression_to_string(c->compression), now_s() - t0);
+        r = 0;
+
+finish:
+        output_file_done(&out);
+        probe_done(&p);
+        return r;
+}

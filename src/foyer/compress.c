@@ -1,0 +1,537 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include <lz4.h>
+#include <lz4frame.h>
+#include <lz4hc.h>
+#include <lzma.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include "compress.h"
+#include "log.h"
+
+/* The kernel unpacks lz4 initrds only in the legacy format (what "lz4 -l" writes): a magic,
+ * then blocks that each decompress to 8 MiB, each preceded by its compressed size. */
+#define LZ4_LEGACY_MAGIC 0x184C2102U
+#define LZ4_LEGACY_BLOCK (8U * 1024U * 1024U)
+
+#define OUT_CHUNK (256U * 1024U)
+
+struct Sink {
+        Compression type;
+        int fd;
+        uint64_t bytes_in;
+        ZSTD_CCtx *zstd;
+        lzma_stream lzma;
+        z_stream zlib;
+        uint8_t *lz4_in;        /* pending input for one legacy block */
+        size_t lz4_fill;
+        uint8_t *out;
+        size_t out_size;
+        bool finished;
+};
+
+static const char *const compression_table[_COMPRESSION_MAX] = {
+        [COMPRESSION_NONE] = "none",
+        [COMPRESSION_ZSTD] = "zstd",
+        [COMPRESSION_XZ] = "xz",
+        [COMPRESSION_GZIP] = "gzip",
+        [COMPRESSION_LZ4] = "lz4",
+};
+
+const char *compression_to_string(Compression c) {
+        return c >= 0 && c < _COMPRESSION_MAX ? compression_table[c] : NULL;
+}
+
+Compression compression_from_string(const char *s) {
+        for (Compression c = 0; c < _COMPRESSION_MAX; c++)
+                if (streq(s, compression_table[c]))
+                        return c;
+        return _COMPRESSION_INVALID;
+}
+
+static int write_all(int fd, const void *data, size_t size) {
+        const uint8_t *p = data;
+
+        while (size > 0) {
+                ssize_t n = write(fd, p, size);
+
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return negative_errno();
+                }
+                p += n;
+                size -= n;
+        }
+        return 0;
+}
+
+static long nproc(void) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        return n > 0 ? n : 1;
+}
+
+int sink_new(Compression c, int level, int fd, Sink **ret) {
+        _cleanup_(sink_freep) Sink *s = NULL;
+
+        s = calloc(1, sizeof(Sink));
+        if (!s)
+                return -ENOMEM;
+        s->type = c;
+        s->fd = fd;
+        s->out_size = OUT_CHUNK;
+        s->out = malloc(s->out_size);
+        if (!s->out)
+                return -ENOMEM;
+
+        switch (c) {
+        case COMPRESSION_NONE:
+                break;
+
+        case COMPRESSION_ZSTD: {
+                size_t z;
+
+                s->zstd = ZSTD_createCCtx();
+                if (!s->zstd)
+                        return -ENOMEM;
+                z = ZSTD_CCtx_setParameter(s->zstd, ZSTD_c_compressionLevel, level < 0 ? 12 : level);
+                if (ZSTD_isError(z))
+                        return -EINVAL;
+                /* The checksum lets the kernel and foyer ls catch corruption. */
+                (void) ZSTD_CCtx_setParameter(s->zstd, ZSTD_c_checksumFlag, 1);
+                /* Worker count does not change the output as long as it is ≥ 1, so builds stay
+                 * reproducible across machines. Without thread support this fails: stay serial. */
+                z = ZSTD_CCtx_setParameter(s->zstd, ZSTD_c_nbWorkers, (int) MAX(nproc(), 1L));
+                if (ZSTD_isError(z))
+                        log_debug("zstd without thread support, compressing in one thread.");
+                break;
+        }
+
+        case COMPRESSION_XZ: {
+                /* The kernel's xz decoder takes CRC32 checks only. */
+                lzma_ret lr = lzma_easy_encoder(&s->lzma, level < 0 ? 6 : (uint32_t) level, LZMA_CHECK_CRC32);
+                if (lr != LZMA_OK)
+                        return lr == LZMA_MEM_ERROR ? -ENOMEM : -EINVAL;
+                break;
+        }
+
+        case COMPRESSION_GZIP:
+                /* windowBits 15 + 16: gzip wrapper with a zero mtime in the header. */
+                if (deflateInit2(&s->zlib, level < 0 ? 9 : level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+                        return -ENOMEM;
+                break;
+
+        case COMPRESSION_LZ4: {
+                uint8_t magic[4];
+                uint32_t m = LZ4_LEGACY_MAGIC;
+                int r;
+
+                s->lz4_in = malloc(LZ4_LEGACY_BLOCK);
+                free(s->out);
+                s->out_size = LZ4_compressBound(LZ4_LEGACY_BLOCK);
+                s->out = malloc(s->out_size);
+                if (!s->lz4_in || !s->out)
+                        return -ENOMEM;
+                for (int i = 0; i < 4; i++)
+                        magic[i] = (m >> (8 * i)) & 0xff;
+                r = write_all(fd, magic, 4);
+                if (r < 0)
+                        return r;
+                break;
+        }
+
+        default:
+                return -EINVAL;
+        }
+
+        *ret = TAKE_PTR(s);
+        return 0;
+}
+
+static int lz4_flush_block(Sink *s) {
+        int n;
+        uint8_t len[4];
+        int r;
+
+        if (s->lz4_fill == 0)
+                return 0;
+        n = LZ4_compress_HC((const char *) s->lz4_in, (char *) s->out, (int) s->lz4_fill, (int) s->out_size,
+                            LZ4HC_CLEVEL_DEFAULT);
+        if (n <= 0)
+                return -EIO;
+        for (int i = 0; i < 4; i++)
+                len[i] = ((uint32_t) n >> (8 * i)) & 0xff;
+        r = write_all(s->fd, len, 4);
+        if (r < 0)
+                return r;
+        r = write_all(s->fd, s->out, n);
+        if (r < 0)
+                return r;
+        s->lz4_fill = 0;
+        return 0;
+}
+
+static int sink_push(Sink *s, const void *data, size_t size, bool end) {
+        int r;
+
+        switch (s->type) {
+        case COMPRESSION_NONE:
+                return write_all(s->fd, data, size);
+
+        case COMPRESSION_ZSTD: {
+                ZSTD_inBuffer in = { data, size, 0 };
+
+                for (;;) {
+                        ZSTD_outBuffer out = { s->out, s->out_size, 0 };
+                        size_t rem = ZSTD_compressStream2(s->zstd, &out, &in, end ? ZSTD_e_end : ZSTD_e_continue);
+
+                        if (ZSTD_isError(rem))
+                                return log_debug_errno(SYNTHETIC_ERRNO(EIO), "zstd: %s", ZSTD_getErrorName(rem));
+                        r = write_all(s->fd, s->out, out.pos);
+                        if (r < 0)
+                                return r;
+                        if (end ? rem == 0 : in.pos == in.size)
+                                return 0;
+                }
+        }
+
+        case COMPRESSION_XZ:
+                s->lzma.next_in = data;
+                s->lzma.avail_in = size;
+                for (;;) {
+                        lzma_ret lr;
+
+                        s->lzma.next_out = s->out;
+                        s->lzma.avail_out = s->out_size;
+                        lr = lzma_code(&s->lzma, end ? LZMA_FINISH : LZMA_RUN);
+                        if (lr != LZMA_OK && lr != LZMA_STREAM_END)
+                                return -EIO;
+                        r = write_all(s->fd, s->out, s->out_size - s->lzma.avail_out);
+                        if (r < 0)
+                                return r;
+                        if (end ? lr == LZMA_STREAM_END : s->lzma.avail_in == 0)
+                                return 0;
+                }
+
+        case COMPRESSION_GZIP:
+                s->zlib.next_in = (Bytef *) data;
+                s->zlib.avail_in = size;
+                for (;;) {
+                        int zr;
+
+                        s->zlib.next_out = s->out;
+                        s->zlib.avail_out = s->out_size;
+                        zr = deflate(&s->zlib, end ? Z_FINISH : Z_NO_FLUSH);
+                        if (zr != Z_OK && zr != Z_STREAM_END && zr != Z_BUF_ERROR)
+                                return -EIO;
+                        r = write_all(s->fd, s->out, s->out_size - s->zlib.avail_out);
+                        if (r < 0)
+                                return r;
+                        if (end ? zr == Z_STREAM_END : s->zlib.avail_in == 0)
+                                return 0;
+                }
+
+        case COMPRESSION_LZ4: {
+                const uint8_t *p = data;
+
+                while (size > 0) {
+                        size_t n = MIN(size, LZ4_LEGACY_BLOCK - s->lz4_fill);
+
+                        memcpy(s->lz4_in + s->lz4_fill, p, n);
+                        s->lz4_fill += n;
+                        p += n;
+                        size -= n;
+                        if (s->lz4_fill == LZ4_LEGACY_BLOCK) {
+                                r = lz4_flush_block(s);
+                                if (r < 0)
+                                        return r;
+                        }
+                }
+                return end ? lz4_flush_block(s) : 0;
+        }
+
+        default:
+                return -EINVAL;
+        }
+}
+
+int sink_write(Sink *s, const void *data, size_t size) {
+        if (s->finished)
+                return -ESTALE;
+        s->bytes_in += size;
+        return size > 0 ? sink_push(s, data, size, false) : 0;
+}
+
+int sink_finish(Sink *s) {
+        int r;
+
+        if (s->finished)
+                return 0;
+        r = sink_push(s, NULL, 0, true);
+        if (r < 0)
+                return r;
+        s->finished = true;
+        return 0;
+}
+
+uint64_t sink_bytes_in(const Sink *s) {
+        return s->bytes_in;
+}
+
+Sink *sink_free(Sink *s) {
+        if (!s)
+                return NULL;
+        ZSTD_freeCCtx(s->zstd);
+        if (s->type == COMPRESSION_XZ)
+                lzma_end(&s->lzma);
+        if (s->type == COMPRESSION_GZIP)
+                deflateEnd(&s->zlib);
+        free(s->lz4_in);
+        free(s->out);
+        free(s);
+        return NULL;
+}
+
+/* ---- decompression, for foyer ls ---- */
+
+int decompress_detect(const uint8_t *data, size_t size, Compression *ret_type) {
+        static const struct {
+                Compression type;
+                const char *magic;
+                size_t len;
+        } magics[] = {
+                { COMPRESSION_NONE, "070701", 6 },
+                { COMPRESSION_ZSTD, "\x28\xb5\x2f\xfd", 4 },
+                { COMPRESSION_XZ, "\xfd" "7zXZ\0", 6 },
+                { COMPRESSION_GZIP, "\x1f\x8b", 2 },
+                { COMPRESSION_LZ4, "\x02\x21\x4c\x18", 4 },       /* legacy */
+                { COMPRESSION_LZ4, "\x04\x22\x4d\x18", 4 },       /* frame */
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(magics); i++)
+                if (size >= magics[i].len && memcmp(data, magics[i].magic, magics[i].len) == 0) {
+                        *ret_type = magics[i].type;
+                        return 0;
+                }
+        return -EBADMSG;
+}
+
+typedef struct Buffer {
+        uint8_t *data;
+        size_t size, allocated;
+} Buffer;
+
+static int buffer_reserve(Buffer *b, size_t extra) {
+        if (b->allocated - b->size >= extra)
+                return 0;
+        size_t na = MAX(b->allocated * 2, b->size + extra);
+        uint8_t *t = realloc(b->data, na);
+        if (!t)
+                return -ENOMEM;
+        b->data = t;
+        b->allocated = na;
+        return 0;
+}
+
+static int decompress_zstd(const uint8_t *data, size_t size, Buffer *b, size_t *ret_consumed) {
+        ZSTD_DCtx *d = ZSTD_createDCtx();
+        ZSTD_inBuffer in = { data, size, 0 };
+        size_t rem = 1;
+        int r = 0;
+
+        if (!d)
+                return -ENOMEM;
+
+        /* Decode consecutive zstd frames; stop at the first byte that starts no frame. */
+        while (in.pos < in.size) {
+                if (rem == 0) {
+                        if (in.size - in.pos < 4 || memcmp(data + in.pos, "\x28\xb5\x2f\xfd", 4) != 0)
+                                break;
+                }
+                r = buffer_reserve(b, OUT_CHUNK);
+                if (r < 0)
+                        break;
+                ZSTD_outBuffer out = { b->data + b->size, b->allocated - b->size, 0 };
+                rem = ZSTD_decompressStream(d, &out, &in);
+                if (ZSTD_isError(rem)) {
+                        r = -EBADMSG;
+                        break;
+                }
+                b->size += out.pos;
+                if (rem != 0 && in.pos == in.size && out.pos < out.size) {
+                        r = -EPIPE;
+                        break;
+                }
+        }
+        if (r == 0 && rem != 0)
+                r = -EPIPE;
+        ZSTD_freeDCtx(d);
+        *ret_consumed = in.pos;
+        return r;
+}
+
+static int decompress_xz(const uint8_t *data, size_t size, Buffer *b, size_t *ret_consumed) {
+        lzma_stream s = LZMA_STREAM_INIT;
+        lzma_ret lr;
+        int r = 0;
+
+        if (lzma_stream_decoder(&s, UINT64_MAX, 0) != LZMA_OK)
+                return -ENOMEM;
+        s.next_in = data;
+        s.avail_in = size;
+        for (;;) {
+                r = buffer_reserve(b, OUT_CHUNK);
+                if (r < 0)
+                        break;
+                s.next_out = b->data + b->size;
+                s.avail_out = b->allocated - b->size;
+                lr = lzma_code(&s, LZMA_FINISH);
+                b->size = b->allocated - s.avail_out;
+                if (lr == LZMA_STREAM_END)
+                        break;
+                if (lr == LZMA_BUF_ERROR && s.avail_in == 0) {
+                        r = -EPIPE;
+                        break;
+                }
+                if (lr != LZMA_OK) {
+                        r = lr == LZMA_MEM_ERROR ? -ENOMEM : -EBADMSG;
+                        break;
+                }
+        }
+        *ret_consumed = size - s.avail_in;
+        lzma_end(&s);
+        return r;
+}
+
+static int decompress_gzip(const uint8_t *data, size_t size, Buffer *b, size_t *ret_consumed) {
+        z_stream z = {};
+        int r = 0, zr;
+
+        if (inflateInit2(&z, 15 + 16) != Z_OK)
+                return -ENOMEM;
+        z.next_in = (Bytef *) data;
+        z.avail_in = size;
+        for (;;) {
+                r = buffer_reserve(b, OUT_CHUNK);
+                if (r < 0)
+                        break;
+                z.next_out = b->data + b->size;
+                z.avail_out = b->allocated - b->size;
+                zr = inflate(&z, Z_NO_FLUSH);
+                b->size = b->allocated - z.avail_out;
+                if (zr == Z_STREAM_END)
+                        break;
+                if (zr == Z_BUF_ERROR && z.avail_in == 0) {
+                        r = -EPIPE;
+                        break;
+                }
+                if (zr != Z_OK && zr != Z_BUF_ERROR) {
+                        r = zr == Z_MEM_ERROR ? -ENOMEM : -EBADMSG;
+                        break;
+                }
+        }
+        *ret_consumed = size - z.avail_in;
+        inflateEnd(&z);
+        return r;
+}
+
+static uint32_t le32(const uint8_t *p) {
+        return p[0] | (uint32_t) p[1] << 8 | (uint32_t) p[2] << 16 | (uint32_t) p[3] << 24;
+}
+
+static int decompress_lz4_legacy(const uint8_t *data, size_t size, Buffer *b, size_t *ret_consumed) {
+        size_t pos = 4;
+        int r;
+
+        /* Blocks continue until the end of input, or until a "size" that is another magic. */
+        while (pos + 4 <= size) {
+                uint32_t n = le32(data + pos);
+                int k;
+
+                if (n == LZ4_LEGACY_MAGIC) {
+                        pos += 4;
+                        continue;
+                }
+                if (n == 0 || n > (uint32_t) LZ4_compressBound(LZ4_LEGACY_BLOCK))
+                        break;  /* not a block: the archive after this stream */
+                if (size - pos - 4 < n)
+                        return -EPIPE;
+                r = buffer_reserve(b, LZ4_LEGACY_BLOCK);
+                if (r < 0)
+                        return r;
+                k = LZ4_decompress_safe((const char *) data + pos + 4, (char *) b->data + b->size, (int) n,
+                                        LZ4_LEGACY_BLOCK);
+                if (k < 0)
+                        return -EBADMSG;
+                b->size += k;
+                pos += 4 + n;
+        }
+        *ret_consumed = pos;
+        return 0;
+}
+
+static int decompress_lz4_frame(const uint8_t *data, size_t size, Buffer *b, size_t *ret_consumed) {
+        LZ4F_dctx *d = NULL;
+        size_t pos = 0, hint = 1;
+        int r = 0;
+
+        if (LZ4F_isError(LZ4F_createDecompressionContext(&d, LZ4F_VERSION)))
+                return -ENOMEM;
+        while (pos < size && hint != 0) {
+                size_t in = size - pos, out;
+
+                r = buffer_reserve(b, OUT_CHUNK);
+                if (r < 0)
+                        break;
+                out = b->allocated - b->size;
+                hint = LZ4F_decompress(d, b->data + b->size, &out, data + pos, &in, NULL);
+                if (LZ4F_isError(hint)) {
+                        r = -EBADMSG;
+                        break;
+                }
+                pos += in;
+                b->size += out;
+        }
+        if (r == 0 && hint != 0)
+                r = -EPIPE;
+        LZ4F_freeDecompressionContext(d);
+        *ret_consumed = pos;
+        return r;
+}
+
+int decompress_stream(Compression c, const uint8_t *data, size_t size, uint8_t **ret, size_t *ret_size,
+                      size_t *ret_consumed) {
+        Buffer b = {};
+        size_t consumed = 0;
+        int r;
+
+        switch (c) {
+        case COMPRESSION_ZSTD:
+                r = decompress_zstd(data, size, &b, &consumed);
+                break;
+        case COMPRESSION_XZ:
+                r = decompress_xz(data, size, &b, &consumed);
+                break;
+        case COMPRESSION_GZIP:
+                r = decompress_gzip(data, size, &b, &consumed);
+                break;
+        case COMPRESSION_LZ4:
+                if (size >= 4 && le32(data) == LZ4_LEGACY_MAGIC)
+                        r = decompress_lz4_legacy(data, size, &b, &consumed);
+                else
+                        r = decompress_lz4_frame(data, size, &b, &consumed);
+                break;
+        default:
+                r = -EINVAL;
+        }
+        if (r < 0) {
+                free(b.data);
+                return r;
+        }
+
+        *ret = b.data;
+        *ret_size = b.size;
+        *ret_consumed = consumed;
+        return 0;
+}

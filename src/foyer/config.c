@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include <stdlib.h>
+
+#include "foyer-config.h"
+#include "log.h"
+#include "util.h"
+
+void build_config_init(BuildConfig *c) {
+        *c = (BuildConfig) {
+                .compression = COMPRESSION_ZSTD,
+                .level = -1,
+        };
+}
+
+void build_config_done(BuildConfig *c) {
+        free(c->output);
+        free(c->kver);
+        free(c->root);
+        strv_free(c->add_modules);
+        strv_free(c->add_files);
+        free(c->cmdline);
+        build_config_init(c);
+}
+
+static int set_string(char **s, const char *value) {
+        char *t = NULL;
+
+        if (!isempty(value)) {
+                t = strdup(value);
+                if (!t)
+                        return -ENOMEM;
+        }
+        free(*s);
+        *s = t;
+        return 0;
+}
+
+/* Lists accumulate across files; an empty assignment clears what came before, as in systemd. */
+static int extend_list(char ***l, const char *value) {
+        _cleanup_strv_free_ char **words = NULL;
+        int r;
+
+        if (isempty(value)) {
+                *l = strv_free(*l);
+                return 0;
+        }
+        r = strv_split(value, " \t", &words);
+        if (r < 0)
+                return r;
+        STRV_FOREACH(w, words) {
+                r = strv_extend(l, *w);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+int build_config_assign(BuildConfig *c, const char *key, const char *value, const char *file, unsigned line) {
+        int r;
+
+        if (streq(key, "Output"))
+                r = set_string(&c->output, value);
+        else if (streq(key, "KernelVersion"))
+                r = set_string(&c->kver, value);
+        else if (streq(key, "Root"))
+                r = set_string(&c->root, value);
+        else if (streq(key, "Cmdline"))
+                r = set_string(&c->cmdline, value);
+        else if (streq(key, "AddModules"))
+                r = extend_list(&c->add_modules, value);
+        else if (streq(key, "AddFiles"))
+                r = extend_list(&c->add_files, value);
+        else if (streq(key, "Compression")) {
+                Compression t = compression_from_string(value);
+
+                if (t < 0)
+                        return log_error_errno(SYNTHETIC_ERRNO(EINVAL),
+                                               "%s:%u: unknown compression \"%s\" (zstd, xz, gzip, lz4, none).",
+                                               file, line, value);
+                c->compression = t;
+                r = 0;
+        } else if (streq(key, "CompressionLevel")) {
+                char *end;
+                long l = strtol(value, &end, 10);
+
+                if (isempty(value) || *end || l < 0 || l > 22)
+                        return log_error_errno(SYNTHETIC_ERRNO(EINVAL), "%s:%u: invalid compression level \"%s\".",
+                                               file, line, value);
+                c->level = (int) l;
+                r = 0;
+        } else {
+                log_warning("%s:%u: unknown setting %s=, ignoring.", file, line, key);
+                return 0;
+        }
+        if (r < 0)
+                return log_oom();
+        return 0;
+}
+
+static int parse_file(BuildConfig *c, const char *path) {
+        _cleanup_free_ char *text = NULL;
+        unsigned n = 0;
+        char *line, *next;
+        int r;
+
+        r = read_full_file(path, &text, NULL);
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0)
+                return log_error_errno(r, "Failed to read %s: %m", path);
+        log_debug("Reading %s.", path);
+
+        for (line = text; line; line = next) {
+                char *eq, *key, *value, *end;
+
+                next = strchr(line, '\n');
+                if (next)
+                        *next++ = 0;
+                n++;
+
+                line += strspn(line, " \t");
+                end = line + strlen(line);
+                while (end > line && strchr(" \t\r", end[-1]))
+                        *--end = 0;
+                if (*line == 0 || *line == '#' || *line == ';')
+                        continue;
+                if (*line == '[') {
+                        if (!streq(line, "[Build]"))
+                                return log_error_errno(SYNTHETIC_ERRNO(EINVAL),
+                                                       "%s:%u: unknown section %s (only [Build] exists).", path, n, line);
+                        continue;
+                }
+
+                eq = strchr(line, '=');
+                if (!eq)
+                        return log_error_errno(SYNTHETIC_ERRNO(EINVAL), "%s:%u: expected Key=value, got \"%s\".",
+                                               path, n, line);
+                *eq = 0;
+                key = line;
+                value = eq + 1;
+                for (end = eq; end > key && strchr(" \t", end[-1]);)
+                        *--end = 0;
+                value += strspn(value, " \t");
+
+                r = build_config_assign(c, key, value, path, n);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+int build_config_load_files(BuildConfig *c) {
+        const char *prefix = getenv("FOYER_CONFIG_ROOT");
+        _cleanup_free_ char *main_conf = NULL, *etc_d = NULL, *lib_d = NULL;
+        _cleanup_strv_free_ char **etc_names = NULL, **lib_names = NULL, **all = NULL;
+        int r;
+
+        if (isempty(prefix) || streq(prefix, "/"))
+                prefix = "";
+
+        main_conf = strjoin(prefix, "/etc/foyer/foyer.conf");
+        etc_d = strjoin(prefix, "/etc/foyer/conf.d");
+        lib_d = strjoin(prefix, "/usr/lib/foyer/conf.d");
+        if (!main_conf || !etc_d || !lib_d)
+                return log_oom();
+
+        r = parse_file(c, main_conf);
+        if (r < 0)
+                return r;
+
+        r = dir_list_suffix(etc_d, ".conf", &etc_names);
+        if (r >= 0)
+                r = dir_list_suffix(lib_d, ".conf", &lib_names);
+        if (r < 0)
+                return log_error_errno(r, "Failed to list configuration drop-ins: %m");
+
+        all = calloc(1, sizeof(char *));
+        if (!all)
+                return log_oom();
+        STRV_FOREACH(n, etc_names)
+                if (strv_extend(&all, *n) < 0)
+                        return log_oom();
+        STRV_FOREACH(n, lib_names)
+                if (!strv_contains(all, *n) && strv_extend(&all, *n) < 0)
+                        return log_oom();
+        strv_sort(all);
+
+        STRV_FOREACH(n, all) {
+                _cleanup_free_ char *path = strjoin(strv_contains(etc_names, *n) ? etc_d : lib_d, "/", *n);
+
+                if (!path)
+                        return log_oom();
+                r = parse_file(c, path);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}

@@ -1,0 +1,352 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include <fcntl.h>
+#include <inttypes.h>
+#include <search.h>
+#include <sys/stat.h>
+
+#include "cpio.h"
+#include "log.h"
+
+#define CPIO_HEADER_SIZE 110
+#define CPIO_MAX_FIELD 0xffffffffULL
+
+void cpio_writer_init(CpioWriter *w, Sink *sink, uint64_t mtime) {
+        *w = (CpioWriter) {
+                .sink = sink,
+                .mtime = mtime,
+                .next_ino = 1,
+        };
+}
+
+uint32_t cpio_next_ino(CpioWriter *w) {
+        return w->next_ino++;
+}
+
+static size_t padlen(uint64_t offset, size_t align) {
+        return (align - (offset % align)) % align;
+}
+
+static int cpio_out(CpioWriter *w, const void *data, size_t size) {
+        int r = sink_write(w->sink, data, size);
+
+        if (r < 0)
+                return r;
+        w->offset += size;
+        return 0;
+}
+
+static int cpio_pad(CpioWriter *w, size_t align) {
+        static const uint8_t zeros[512] = {};
+
+        return cpio_out(w, zeros, padlen(w->offset, align));
+}
+
+/* One header plus the name, padded so that the data starts 4-aligned. */
+static int cpio_header_full(CpioWriter *w, const char *name, uint32_t ino, uint32_t mode, uint32_t nlink,
+                            uint64_t filesize, uint32_t rmajor, uint32_t rminor) {
+        char hdr[CPIO_HEADER_SIZE + 1];
+        size_t namesize;
+        int r;
+
+        /* The image stores relative names, like the kernel's own archives. */
+        while (*name == '/')
+                name++;
+        if (isempty(name))
+                name = ".";
+        namesize = strlen(name) + 1;
+
+        if (filesize > CPIO_MAX_FIELD || w->mtime > CPIO_MAX_FIELD || namesize > CPIO_MAX_FIELD)
+                return log_error_errno(SYNTHETIC_ERRNO(EFBIG), "%s: too large for the newc format.", name);
+
+        snprintf(hdr, sizeof(hdr),
+                 "070701"                      /* magic */
+                 "%08" PRIX32                  /* ino */
+                 "%08" PRIX32                  /* mode */
+                 "%08" PRIX32                  /* uid */
+                 "%08" PRIX32                  /* gid */
+                 "%08" PRIX32                  /* nlink */
+                 "%08" PRIX32                  /* mtime */
+                 "%08" PRIX32                  /* filesize */
+                 "%08" PRIX32                  /* devmajor */
+                 "%08" PRIX32                  /* devminor */
+                 "%08" PRIX32                  /* rdevmajor */
+                 "%08" PRIX32                  /* rdevminor */
+                 "%08" PRIX32                  /* namesize */
+                 "%08" PRIX32,                 /* check */
+                 ino, mode, (uint32_t) 0, (uint32_t) 0, nlink, (uint32_t) w->mtime, (uint32_t) filesize,
+                 (uint32_t) 0, (uint32_t) 0, rmajor, rminor, (uint32_t) namesize, (uint32_t) 0);
+
+        r = cpio_out(w, hdr, CPIO_HEADER_SIZE);
+        if (r < 0)
+                return r;
+        r = cpio_out(w, name, namesize);
+        if (r < 0)
+                return r;
+        return cpio_pad(w, 4);
+}
+
+static int cpio_header(CpioWriter *w, const char *name, uint32_t ino, uint32_t mode, uint32_t nlink,
+                       uint64_t filesize) {
+        return cpio_header_full(w, name, ino, mode, nlink, filesize, 0, 0);
+}
+
+int cpio_write_char_device(CpioWriter *w, const char *name, uint32_t mode, unsigned major, unsigned minor) {
+        return cpio_header_full(w, name, cpio_next_ino(w), S_IFCHR | (mode & 07777), 1, 0, major, minor);
+}
+
+int cpio_write_directory(CpioWriter *w, const char *name, uint32_t mode) {
+        return cpio_header(w, name, cpio_next_ino(w), S_IFDIR | (mode & 07777), 2, 0);
+}
+
+int cpio_write_symlink(CpioWriter *w, const char *name, const char *target) {
+        size_t l = strlen(target);
+        int r;
+
+        r = cpio_header(w, name, cpio_next_ino(w), S_IFLNK | 0777, 1, l);
+        if (r < 0)
+                return r;
+        r = cpio_out(w, target, l);
+        if (r < 0)
+                return r;
+        return cpio_pad(w, 4);
+}
+
+int cpio_write_file(CpioWriter *w, const char *name, uint32_t mode, uint32_t ino, uint32_t nlink,
+                    int fd, const void *data, uint64_t size) {
+        uint64_t left = size;
+        int r;
+
+        r = cpio_header(w, name, ino ?: cpio_next_ino(w), S_IFREG | (mode & 07777), MAX(nlink, 1U), size);
+        if (r < 0)
+                return r;
+
+        if (fd < 0)
+                r = cpio_out(w, data, size);
+        else {
+                static uint8_t buf[1024 * 1024];
+
+                while (left > 0) {
+                        ssize_t n = read(fd, buf, MIN(left, (uint64_t) sizeof(buf)));
+
+                        if (n < 0) {
+                                if (errno == EINTR)
+                                        continue;
+                                return negative_errno();
+                        }
+                        /* The file shrank since it was planned: refuse, the size is in the header. */
+                        if (n == 0)
+                                return -EPIPE;
+                        r = cpio_out(w, buf, n);
+                        if (r < 0)
+                                return r;
+                        left -= n;
+                }
+        }
+        if (r < 0)
+                return r;
+        return cpio_pad(w, 4);
+}
+
+int cpio_write_trailer(CpioWriter *w) {
+        int r;
+
+        r = cpio_header(w, "TRAILER!!!", 0, 0, 1, 0);
+        if (r < 0)
+                return r;
+        return cpio_pad(w, 512);
+}
+
+/* Hard links: names whose sources are the same inode share one cpio inode; the data goes with the
+ * last name in sorted order. */
+typedef struct LinkGroup {
+        dev_t dev;
+        ino_t ino;
+        uint32_t nlink;         /* names in the image */
+        uint32_t written;
+        uint32_t cpio_ino;
+} LinkGroup;
+
+static int link_group_cmp(const void *a, const void *b) {
+        const LinkGroup *x = a, *y = b;
+
+        if (x->dev != y->dev)
+                return x->dev < y->dev ? -1 : 1;
+        if (x->ino != y->ino)
+                return x->ino < y->ino ? -1 : 1;
+        return 0;
+}
+
+typedef struct EmitState {
+        CpioWriter *w;
+        void *groups;
+} EmitState;
+
+static int count_link(Entry *e, void *userdata) {
+        EmitState *s = userdata;
+        LinkGroup key = { .dev = e->source_dev, .ino = e->source_ino }, **found, *g;
+
+        if (e->type != ENTRY_FILE)
+                return 0;
+
+        found = tfind(&key, &s->groups, link_group_cmp);
+        if (found) {
+                (*found)->nlink++;
+                return 0;
+        }
+        g = calloc(1, sizeof(LinkGroup));
+        if (!g)
+                return -ENOMEM;
+        *g = key;
+        g->nlink = 1;
+        if (!tsearch(g, &s->groups, link_group_cmp)) {
+                free(g);
+                return -ENOMEM;
+        }
+        return 0;
+}
+
+static int emit_entry(Entry *e, void *userdata) {
+        EmitState *s = userdata;
+        int r;
+
+        switch (e->type) {
+        case ENTRY_DIRECTORY:
+                r = cpio_write_directory(s->w, e->path, e->mode);
+                break;
+        case ENTRY_SYMLINK:
+                r = cpio_write_symlink(s->w, e->path, e->target);
+                break;
+        case ENTRY_CHAR_DEVICE:
+                r = cpio_write_char_device(s->w, e->path, e->mode, e->rdev_major, e->rdev_minor);
+                break;
+        case ENTRY_DATA:
+                r = cpio_write_file(s->w, e->path, e->mode, 0, 1, -EBADF, e->data, e->size);
+                break;
+        case ENTRY_FILE: {
+                LinkGroup key = { .dev = e->source_dev, .ino = e->source_ino }, *g;
+                _cleanup_close_ int fd = -EBADF;
+                struct stat st;
+                bool last;
+
+                g = *(LinkGroup **) tfind(&key, &s->groups, link_group_cmp);
+                if (g->cpio_ino == 0)
+                        g->cpio_ino = cpio_next_ino(s->w);
+                last = ++g->written == g->nlink;
+
+                if (!last) {
+                        r = cpio_write_file(s->w, e->path, e->mode, g->cpio_ino, g->nlink, -EBADF, NULL, 0);
+                        break;
+                }
+
+                fd = open(e->source, O_RDONLY | O_CLOEXEC);
+                if (fd < 0)
+                        return log_error_errno(errno, "Failed to open %s (for %s): %m", e->source, e->reason);
+                if (fstat(fd, &st) < 0)
+                        return log_error_errno(errno, "Failed to stat %s: %m", e->source);
+                r = cpio_write_file(s->w, e->path, e->mode, g->cpio_ino, g->nlink, fd, NULL, st.st_size);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to write %s from %s: %m", e->path, e->source);
+                break;
+        }
+        default:
+                r = -EINVAL;
+        }
+        if (r < 0)
+                return log_error_errno(r, "Failed to write %s to the archive: %m", e->path);
+        return 0;
+}
+
+int cpio_write_manifest(CpioWriter *w, Manifest *m) {
+        EmitState s = { .w = w };
+        int r;
+
+        r = manifest_foreach_sorted(m, count_link, &s);
+        if (r >= 0)
+                r = manifest_foreach_sorted(m, emit_entry, &s);
+        tdestroy(s.groups, free);
+        if (r < 0)
+                return r;
+        return cpio_write_trailer(w);
+}
+
+/* ---- reader ---- */
+
+static int parse_hex8(const uint8_t *p, uint32_t *ret) {
+        uint32_t v = 0;
+
+        for (int i = 0; i < 8; i++) {
+                int c = p[i], d;
+
+                if (c >= '0' && c <= '9')
+                        d = c - '0';
+                else if (c >= 'a' && c <= 'f')
+                        d = c - 'a' + 10;
+                else if (c >= 'A' && c <= 'F')
+                        d = c - 'A' + 10;
+                else
+                        return -EBADMSG;
+                v = v << 4 | d;
+        }
+        *ret = v;
+        return 0;
+}
+
+int cpio_parse(const uint8_t *data, size_t size, int (*f)(const CpioEntry *e, void *userdata),
+               void *userdata, size_t *ret_consumed) {
+        size_t pos = 0;
+        int r;
+
+        for (;;) {
+                uint32_t fields[13];
+                size_t name_off, data_off;
+                CpioEntry e = {};
+
+                if (size - pos < CPIO_HEADER_SIZE)
+                        return -EPIPE;
+                if (memcmp(data + pos, "070701", 6) != 0 && memcmp(data + pos, "070702", 6) != 0)
+                        return -EBADMSG;
+                for (int i = 0; i < 13; i++) {
+                        r = parse_hex8(data + pos + 6 + 8 * i, &fields[i]);
+                        if (r < 0)
+                                return r;
+                }
+
+                name_off = pos + CPIO_HEADER_SIZE;
+                if (fields[11] == 0)
+                        return -EBADMSG;
+                if (size - name_off < fields[11])
+                        return -EPIPE;
+                if (data[name_off + fields[11] - 1] != 0)
+                        return -EBADMSG;
+                data_off = name_off + fields[11];
+                data_off += padlen(data_off, 4);
+                if (data_off > size || size - data_off < fields[6])
+                        return -EPIPE;
+
+                e.name = (const char *) data + name_off;
+                e.ino = fields[0];
+                e.mode = fields[1];
+                e.nlink = fields[4];
+                e.mtime = fields[5];
+                e.size = fields[6];
+                e.rdev_major = fields[9];
+                e.rdev_minor = fields[10];
+                e.data = data + data_off;
+
+                pos = data_off + fields[6];
+                pos = MIN(pos + padlen(pos, 4), size);
+
+                if (streq(e.name, "TRAILER!!!"))
+                        break;
+
+                if (f) {
+                        r = f(&e, userdata);
+                        if (r < 0)
+                                return r;
+                }
+        }
+
+        *ret_consumed = pos;
+        return 0;
+}

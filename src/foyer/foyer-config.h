@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* Settings of one build, from the configuration files and the command line. */
+
+#include <stdbool.h>
+
+#include "compress.h"
+
+typedef struct BuildConfig {
+        char *output;           /* NULL: ./initrd-<kver>.img */
+        char *kver;             /* NULL: probe */
+        char *root;             /* source tree, "/" by default */
+        Compression compression;
+        int level;              /* -1: the format's default */
+        char **add_modules;
+        char **add_files;       /* "SRC[:DEST]" */
+        char *cmdline;
+} BuildConfig;
+
+void build_config_init(BuildConfig *c);
+void build_config_done(BuildConfig *c);
+
+/* Reads foyer.conf and the conf.d drop-ins. They live on the build host, under
+ * $FOYER_CONFIG_ROOT if set (for tests), not under --root: the configuration belongs to whoever
+ * runs the build. Drop-ins from /etc/foyer/conf.d/ mask those of the same name in
+ * /usr/lib/foyer/conf.d/; all are applied in name order after /etc/foyer/foyer.conf. */
+int build_config_load_files(BuildConfig *c);
+
+/* Applies one "Key=value" setting; used by the file parser and exposed for tests. */
+int build_config_assign(BuildConfig *c, const char *key, const char *value, const char *file, unsigned line);

@@ -1,0 +1,315 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include <limits.h>
+#include <search.h>
+#include <sys/stat.h>
+
+#include "log.h"
+#include "manifest.h"
+#include "util.h"
+
+static int entry_cmp(const void *a, const void *b) {
+        return strcmp(((const Entry *) a)->path, ((const Entry *) b)->path);
+}
+
+static Entry *entry_free(Entry *e) {
+        if (!e)
+                return NULL;
+        free(e->path);
+        free(e->source);
+        free(e->target);
+        free(e->data);
+        free(e->reason);
+        free(e);
+        return NULL;
+}
+
+int manifest_new(const char *root, Manifest **ret) {
+        Manifest *m;
+
+        m = calloc(1, sizeof(Manifest));
+        if (!m)
+                return -ENOMEM;
+        m->root = strdup(isempty(root) ? "/" : root);
+        if (!m->root) {
+                free(m);
+                return -ENOMEM;
+        }
+        *ret = m;
+        return 0;
+}
+
+static void noop_free(void *p) {
+}
+
+Manifest *manifest_free(Manifest *m) {
+        if (!m)
+                return NULL;
+        tdestroy(m->index, noop_free);
+        for (size_t i = 0; i < m->n_entries; i++)
+                entry_free(m->entries[i]);
+        free(m->entries);
+        free(m->root);
+        free(m);
+        return NULL;
+}
+
+Entry *manifest_find(Manifest *m, const char *path) {
+        Entry key = { .path = (char *) path };
+        Entry **found = tfind(&key, &m->index, entry_cmp);
+
+        return found ? *found : NULL;
+}
+
+static bool entry_equal(const Entry *a, const Entry *b) {
+        if (a->type != b->type)
+                return false;
+        switch (a->type) {
+        case ENTRY_DIRECTORY:
+                return true;
+        case ENTRY_SYMLINK:
+                return streq(a->target, b->target);
+        case ENTRY_FILE:
+                return a->source_dev == b->source_dev && a->source_ino == b->source_ino;
+        case ENTRY_CHAR_DEVICE:
+                return a->rdev_major == b->rdev_major && a->rdev_minor == b->rdev_minor;
+        case ENTRY_DATA:
+                return a->size == b->size && memcmp(a->data, b->data, a->size) == 0;
+        default:
+                return false;
+        }
+}
+
+static int manifest_ensure_parents(Manifest *m, const char *path);
+
+/* Takes ownership of e in all cases. */
+static int manifest_insert(Manifest *m, Entry *e) {
+        Entry *old;
+        void *slot;
+        int r;
+
+        if (!e->path || !e->reason || (e->type == ENTRY_SYMLINK && !e->target) ||
+            (e->type == ENTRY_FILE && !e->source)) {
+                entry_free(e);
+                return -ENOMEM;
+        }
+
+        old = manifest_find(m, e->path);
+        if (old) {
+                bool same = entry_equal(old, e);
+
+                if (!same)
+                        log_debug("Conflicting entries for %s: kept the one for %s, not the one for %s.",
+                                  e->path, old->reason, e->reason);
+                entry_free(e);
+                return same ? 0 : -EEXIST;
+        }
+
+        r = manifest_ensure_parents(m, e->path);
+        if (r < 0) {
+                entry_free(e);
+                return r;
+        }
+
+        if (m->n_entries >= m->n_allocated) {
+                size_t na = MAX(m->n_allocated * 2, (size_t) 256);
+                Entry **t = realloc(m->entries, na * sizeof(Entry *));
+                if (!t) {
+                        entry_free(e);
+                        return -ENOMEM;
+                }
+                m->entries = t;
+                m->n_allocated = na;
+        }
+
+        slot = tsearch(e, &m->index, entry_cmp);
+        if (!slot) {
+                entry_free(e);
+                return -ENOMEM;
+        }
+        m->entries[m->n_entries++] = e;
+        return 1;
+}
+
+static int manifest_ensure_parents(Manifest *m, const char *path) {
+        _cleanup_free_ char *parent = path_dirname(path);
+        Entry *e;
+        int r;
+
+        if (!parent)
+                return -ENOMEM;
+        if (streq(parent, "/"))
+                return 0;
+
+        e = manifest_find(m, parent);
+        if (e) {
+                if (e->type == ENTRY_DIRECTORY)
+                        return 0;
+                /* A symlink is fine as a parent as long as it stands for a directory we hold,
+                 * e.g. /lib64 → usr/lib64; the entry below it is then unreachable anyway. */
+                return log_debug_errno(SYNTHETIC_ERRNO(ENOTDIR), "Parent %s of %s is not a directory.",
+                                       parent, path);
+        }
+
+        r = manifest_add_directory(m, parent, 0755, "parent directory");
+        return r < 0 ? r : 0;
+}
+
+static Entry *entry_new(const char *path, EntryType type, uint32_t mode, const char *reason) {
+        Entry *e = calloc(1, sizeof(Entry));
+
+        if (!e)
+                return NULL;
+        e->path = path_simplify_abs(path);
+        e->type = type;
+        e->mode = mode & 07777;
+        e->reason = strdup(reason);
+        return e;
+}
+
+int manifest_add_directory(Manifest *m, const char *path, uint32_t mode, const char *reason) {
+        Entry *e = entry_new(path, ENTRY_DIRECTORY, mode, reason);
+
+        return e ? manifest_insert(m, e) : -ENOMEM;
+}
+
+int manifest_add_symlink(Manifest *m, const char *path, const char *target, const char *reason) {
+        Entry *e = entry_new(path, ENTRY_SYMLINK, 0777, reason);
+
+        if (!e)
+                return -ENOMEM;
+        e->target = strdup(target);
+        return manifest_insert(m, e);
+}
+
+int manifest_add_char_device(Manifest *m, const char *path, uint32_t mode, unsigned major, unsigned minor,
+                             const char *reason) {
+        Entry *e = entry_new(path, ENTRY_CHAR_DEVICE, mode, reason);
+
+        if (!e)
+                return -ENOMEM;
+        e->rdev_major = major;
+        e->rdev_minor = minor;
+        return manifest_insert(m, e);
+}
+
+int manifest_add_data(Manifest *m, const char *path, uint32_t mode, const void *data, size_t size,
+                      const char *reason) {
+        Entry *e = entry_new(path, ENTRY_DATA, mode, reason);
+
+        if (!e)
+                return -ENOMEM;
+        e->data = malloc(size + 1);
+        if (!e->data) {
+                entry_free(e);
+                return -ENOMEM;
+        }
+        memcpy(e->data, data, size);
+        e->size = size;
+        return manifest_insert(m, e);
+}
+
+int manifest_add_file(Manifest *m, const char *path, const char *source, const char *reason) {
+        struct stat st;
+        Entry *e;
+
+        if (stat(source, &st) < 0)
+                return negative_errno();
+        if (!S_ISREG(st.st_mode))
+                return -EBADFD;
+
+        e = entry_new(path, ENTRY_FILE, st.st_mode, reason);
+        if (!e)
+                return -ENOMEM;
+        e->source = strdup(source);
+        e->source_dev = st.st_dev;
+        e->source_ino = st.st_ino;
+        e->size = st.st_size;
+        return manifest_insert(m, e);
+}
+
+static int add_from_root_depth(Manifest *m, const char *path, const char *reason, unsigned depth,
+                               char **ret_final) {
+        _cleanup_free_ char *image_path = NULL, *source = NULL;
+        struct stat st;
+        int r;
+
+        if (depth > 32)
+                return -ELOOP;
+
+        image_path = path_merge_usr(path);
+        if (!image_path)
+                return -ENOMEM;
+        source = path_prefix_root(m->root, image_path);
+        if (!source)
+                return -ENOMEM;
+
+        if (lstat(source, &st) < 0)
+                return negative_errno();
+
+        if (S_ISLNK(st.st_mode)) {
+                _cleanup_free_ char *dir = NULL, *resolved = NULL;
+                char target[PATH_MAX];
+                ssize_t n;
+
+                n = readlink(source, target, sizeof(target) - 1);
+                if (n < 0)
+                        return negative_errno();
+                target[n] = 0;
+
+                r = manifest_add_symlink(m, image_path, target, reason);
+                if (r < 0)
+                        return r;
+
+                if (target[0] == '/')
+                        resolved = strdup(target);
+                else {
+                        dir = path_dirname(image_path);
+                        resolved = dir ? strjoin(dir, "/", target) : NULL;
+                }
+                if (!resolved)
+                        return -ENOMEM;
+
+                return add_from_root_depth(m, resolved, reason, depth + 1, ret_final);
+        }
+
+        if (S_ISDIR(st.st_mode))
+                r = manifest_add_directory(m, image_path, st.st_mode, reason);
+        else if (S_ISREG(st.st_mode))
+                r = manifest_add_file(m, image_path, source, reason);
+        else
+                return log_debug_errno(SYNTHETIC_ERRNO(EBADFD), "%s is neither file, directory nor symlink.",
+                                       source);
+        if (r < 0)
+                return r;
+
+        if (ret_final)
+                *ret_final = TAKE_PTR(image_path);
+        return 0;
+}
+
+int manifest_add_from_root(Manifest *m, const char *path, const char *reason, char **ret_final) {
+        return add_from_root_depth(m, path, reason, 0, ret_final);
+}
+
+static int entry_ptr_cmp(const void *a, const void *b) {
+        return strcmp((*(Entry * const *) a)->path, (*(Entry * const *) b)->path);
+}
+
+int manifest_foreach_sorted(Manifest *m, int (*f)(Entry *e, void *userdata), void *userdata) {
+        _cleanup_free_ Entry **sorted = NULL;
+        int r;
+
+        sorted = malloc(sizeof(Entry *) * MAX(m->n_entries, (size_t) 1));
+        if (!sorted)
+                return -ENOMEM;
+        memcpy(sorted, m->entries, sizeof(Entry *) * m->n_entries);
+        qsort(sorted, m->n_entries, sizeof(Entry *), entry_ptr_cmp);
+
+        for (size_t i = 0; i < m->n_entries; i++) {
+                r = f(sorted[i], userdata);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The manifest is the plan of the image: an ordered, deduplicated list of entries, each with the
+ * place it comes from and the reason it is there. Stages add entries; the cpio writer and the
+ * printers only read it. Paths are absolute image paths in merged-/usr form. */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "macro.h"
+
+typedef enum EntryType {
+        ENTRY_DIRECTORY,
+        ENTRY_FILE,             /* copied from source */
+        ENTRY_DATA,             /* content held in memory */
+        ENTRY_SYMLINK,
+        ENTRY_CHAR_DEVICE,
+        _ENTRY_TYPE_MAX,
+        _ENTRY_TYPE_INVALID = -EINVAL,
+} EntryType;
+
+typedef struct Entry {
+        char *path;
+        EntryType type;
+        uint32_t mode;          /* permission bits only */
+        char *source;           /* ENTRY_FILE: file on the build host */
+        char *target;           /* ENTRY_SYMLINK */
+        char *data;             /* ENTRY_DATA */
+        size_t size;            /* ENTRY_DATA: length; ENTRY_FILE: filled at emit time */
+        dev_t source_dev;       /* ENTRY_FILE: identity of the source, to keep hard links once */
+        ino_t source_ino;
+        unsigned rdev_major, rdev_minor; /* ENTRY_CHAR_DEVICE */
+        char *reason;
+} Entry;
+
+typedef struct Manifest {
+        Entry **entries;
+        size_t n_entries, n_allocated;
+        void *index;            /* tsearch() tree over paths */
+        char *root;             /* source tree, "/" for the host */
+} Manifest;
+
+/* Returns a new empty manifest reading from root (NULL means the host); release with
+ * manifest_free(). */
+int manifest_new(const char *root, Manifest **ret);
+Manifest *manifest_free(Manifest *m);
+DEFINE_TRIVIAL_CLEANUP_FUNC(Manifest *, manifest_free);
+
+Entry *manifest_find(Manifest *m, const char *path);
+
+/* Each add function creates the missing parent directories, returns 1 when the entry was added,
+ * 0 when an equal entry already existed, -EEXIST when a different entry holds the path. */
+int manifest_add_directory(Manifest *m, const char *path, uint32_t mode, const char *reason);
+int manifest_add_symlink(Manifest *m, const char *path, const char *target, const char *reason);
+int manifest_add_data(Manifest *m, const char *path, uint32_t mode, const void *data, size_t size,
+                      const char *reason);
+int manifest_add_char_device(Manifest *m, const char *path, uint32_t mode, unsigned major, unsigned minor,
+                             const char *reason);
+/* Adds a regular file copied from source (a path on the build host). */
+int manifest_add_file(Manifest *m, const char *path, const char *source, const char *reason);
+
+/* Adds the path as it exists in the source tree, following symlinks: each link becomes a
+ * symlink entry and its target is added too. With ret_final, returns the image path of the
+ * final non-link object. -ENOENT when the path (or a link target) does not exist. */
+int manifest_add_from_root(Manifest *m, const char *path, const char *reason, char **ret_final);
+
+/* Calls f for each entry sorted by path (byte order). */
+int manifest_foreach_sorted(Manifest *m, int (*f)(Entry *e, void *userdata), void *userdata);

@@ -1,0 +1,321 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include <fcntl.h>
+#include <ftw.h>
+#include <libkmod.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "log.h"
+#include "modules.h"
+#include "util.h"
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct kmod_ctx *, kmod_unref);
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct kmod_module *, kmod_module_unref);
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct kmod_list *, kmod_module_unref_list);
+
+typedef struct ModuleState {
+        Manifest *manifest;
+        const Probe *probe;
+        char **done;            /* module names already handled */
+        char **files;           /* module paths relative to the module directory */
+} ModuleState;
+
+static void kmod_log(void *data, int priority, const char *file, int line, const char *fn,
+                     const char *format, va_list args) {
+        /* libkmod is chatty about things foyer handles itself; keep it at debug. */
+        log_internalv(LOG_DEBUG, 0, file, line, fn, format, args);
+}
+
+static int add_firmware(ModuleState *s, const char *module, const char *fw) {
+        FOREACH_STRING(suffix, "", ".zst", ".xz") {
+                _cleanup_free_ char *path = strjoin("/usr/lib/firmware/", fw, suffix);
+                int r;
+
+                if (!path)
+                        return log_oom();
+                r = manifest_add_from_root(s->manifest, path, module, NULL);
+                if (r >= 0 || r == -EEXIST)
+                        return 0;
+                if (r != -ENOENT)
+                        return log_error_errno(r, "Failed to add firmware %s for %s: %m", path, module);
+        }
+        log_debug("Firmware %s for %s is not installed, skipping.", fw, module);
+        return 0;
+}
+
+static int add_module(ModuleState *s, struct kmod_module *mod, const char *why);
+
+static int add_module_list(ModuleState *s, struct kmod_list *list, const char *why) {
+        struct kmod_list *i;
+        int r;
+
+        kmod_list_foreach(i, list) {
+                _cleanup_(kmod_module_unrefp) struct kmod_module *mod = kmod_module_get_module(i);
+
+                r = add_module(s, mod, why);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int add_module(ModuleState *s, struct kmod_module *mod, const char *why) {
+        _cleanup_(kmod_module_unref_listp) struct kmod_list *deps = NULL, *pre = NULL, *post = NULL, *info = NULL;
+        _cleanup_free_ char *name = NULL, *reason = NULL, *image_path = NULL;
+        const char *path, *rel;
+        struct kmod_list *i;
+        int r;
+
+        name = strdup(kmod_module_get_name(mod));
+        if (!name)
+                return log_oom();
+        if (strv_contains(s->done, name))
+                return 0;
+        r = strv_extend(&s->done, name);
+        if (r < 0)
+                return log_oom();
+
+        path = kmod_module_get_path(mod);
+        if (!path) {
+                log_debug("Module %s is built into %s, nothing to add.", name, s->probe->kver);
+                return 0;
+        }
+        rel = startswith(path, s->probe->moddir);
+        if (!rel || *rel != '/')
+                return log_error_errno(SYNTHETIC_ERRNO(EINVAL), "Module %s lies outside %s: %s", name,
+                                       s->probe->moddir, path);
+        rel++;
+
+        reason = strjoin("module ", name, " (", why, ")");
+        image_path = strjoin("/usr/lib/modules/", s->probe->kver, "/", rel);
+        if (!reason || !image_path)
+                return log_oom();
+        r = manifest_add_file(s->manifest, image_path, path, reason);
+        if (r < 0 && r != -EEXIST)
+                return log_error_errno(r, "Failed to add module file %s: %m", path);
+        r = strv_extend(&s->files, rel);
+        if (r < 0)
+                return log_oom();
+
+        deps = kmod_module_get_dependencies(mod);
+        r = add_module_list(s, deps, name);
+        if (r < 0)
+                return r;
+
+        if (kmod_module_get_softdeps(mod, &pre, &post) >= 0) {
+                r = add_module_list(s, pre, name);
+                if (r < 0)
+                        return r;
+                r = add_module_list(s, post, name);
+                if (r < 0)
+                        return r;
+        }
+
+        r = kmod_module_get_info(mod, &info);
+        if (r < 0)
+                return log_error_errno(r, "Failed to read module info of %s: %m", path);
+        kmod_list_foreach(i, info)
+                if (streq(kmod_module_info_get_key(i), "firmware")) {
+                        r = add_firmware(s, name, kmod_module_info_get_value(i));
+                        if (r < 0)
+                                return r;
+                }
+        kmod_module_info_free_list(info);
+        info = NULL;
+
+        return 0;
+}
+
+static int add_by_name(ModuleState *s, struct kmod_ctx *ctx, const char *name, bool required) {
+        _cleanup_(kmod_module_unref_listp) struct kmod_list *list = NULL;
+        int r;
+
+        r = kmod_module_new_from_lookup(ctx, name, &list);
+        if (r < 0)
+                return log_error_errno(r, "Failed to look up module %s: %m", name);
+        if (!list) {
+                if (required)
+                        return log_error_errno(SYNTHETIC_ERRNO(ENOENT), "Module %s not found for kernel %s.",
+                                               name, s->probe->kver);
+                log_debug("Default module %s does not exist in kernel %s, skipping.", name, s->probe->kver);
+                return 0;
+        }
+        return add_module_list(s, list, required ? "requested" : "default set");
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+        (void) remove(path);
+        return 0;
+}
+
+static int run_depmod(const char *base, const char *kver) {
+        extern char **environ;
+        const char *argv[] = { "depmod", "-b", base, kver, NULL };
+        posix_spawn_file_actions_t fa;
+        pid_t pid;
+        int status, r;
+
+        posix_spawn_file_actions_init(&fa);
+        /* depmod's messages about our partial tree are noise; keep its stderr only with -v. */
+        if (log_get_max_level() < LOG_DEBUG)
+                posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+
+        FOREACH_STRING(p, "/usr/sbin/depmod", "/sbin/depmod", "/usr/bin/depmod") {
+                if (access(p, X_OK) < 0)
+                        continue;
+                r = posix_spawn(&pid, p, &fa, NULL, (char **) argv, environ);
+                posix_spawn_file_actions_destroy(&fa);
+                if (r != 0)
+                        return log_error_errno(r, "Failed to run %s: %m", p);
+                if (waitpid(pid, &status, 0) < 0)
+                        return log_error_errno(errno, "Failed to wait for depmod: %m");
+                if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+                        return log_error_errno(SYNTHETIC_ERRNO(EIO), "depmod -b %s %s failed.", base, kver);
+                return 0;
+        }
+        posix_spawn_file_actions_destroy(&fa);
+        return log_error_errno(SYNTHETIC_ERRNO(ENOENT), "depmod not found (package kmod).");
+}
+
+/* depmod needs the files on disk: it gets a tree of symlinks to the chosen modules plus the
+ * kernel's order and builtin lists, and its output files go into the image as data. */
+static int regenerate_index(ModuleState *s) {
+        static const char *const copied[] = { "modules.order", "modules.builtin", "modules.builtin.modinfo" };
+        static const char *const generated[] = {
+                "modules.dep", "modules.dep.bin", "modules.alias", "modules.alias.bin", "modules.softdep",
+                "modules.symbols", "modules.symbols.bin", "modules.builtin.bin",
+                "modules.builtin.alias.bin", "modules.devname",
+        };
+        char tmp[] = "/tmp/foyer-depmod.XXXXXX";
+        _cleanup_free_ char *kdir = NULL;
+        int r;
+
+        if (!mkdtemp(tmp))
+                return log_error_errno(errno, "Failed to create a temporary directory: %m");
+
+        kdir = strjoin(tmp, "/lib/modules/", s->probe->kver);
+        if (!kdir) {
+                r = log_oom();
+                goto finish;
+        }
+
+        STRV_FOREACH(f, s->files) {
+                _cleanup_free_ char *link = strjoin(kdir, "/", *f), *target = strjoin(s->probe->moddir, "/", *f);
+
+                if (!link || !target) {
+                        r = log_oom();
+                        goto finish;
+                }
+                /* mkdir -p for the parents */
+                for (char *slash = strchr(link + strlen(tmp) + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+                        *slash = 0;
+                        if (mkdir(link, 0755) < 0 && errno != EEXIST) {
+                                r = log_error_errno(errno, "Failed to create %s: %m", link);
+                                goto finish;
+                        }
+                        *slash = '/';
+                }
+                if (symlink(target, link) < 0) {
+                        r = log_error_errno(errno, "Failed to create %s: %m", link);
+                        goto finish;
+                }
+        }
+
+        for (size_t i = 0; i < ELEMENTSOF(copied); i++) {
+                _cleanup_free_ char *src = strjoin(s->probe->moddir, "/", copied[i]),
+                                    *dst = strjoin(kdir, "/", copied[i]),
+                                    *ipath = strjoin("/usr/lib/modules/", s->probe->kver, "/", copied[i]);
+
+                if (!src || !dst || !ipath) {
+                        r = log_oom();
+                        goto finish;
+                }
+                if (access(src, F_OK) < 0)
+                        continue;
+                if (symlink(src, dst) < 0) {
+                        r = log_error_errno(errno, "Failed to create %s: %m", dst);
+                        goto finish;
+                }
+                r = manifest_add_file(s->manifest, ipath, src, "kernel module index");
+                if (r < 0 && r != -EEXIST) {
+                        log_error_errno(r, "Failed to add %s: %m", src);
+                        goto finish;
+                }
+        }
+
+        r = run_depmod(tmp, s->probe->kver);
+        if (r < 0)
+                goto finish;
+
+        for (size_t i = 0; i < ELEMENTSOF(generated); i++) {
+                _cleanup_free_ char *src = strjoin(kdir, "/", generated[i]), *text = NULL,
+                                    *ipath = strjoin("/usr/lib/modules/", s->probe->kver, "/", generated[i]);
+                size_t size;
+
+                if (!src || !ipath) {
+                        r = log_oom();
+                        goto finish;
+                }
+                r = read_full_file(src, &text, &size);
+                if (r == -ENOENT)
+                        continue;
+                if (r < 0) {
+                        log_error_errno(r, "Failed to read %s: %m", src);
+                        goto finish;
+                }
+                r = manifest_add_data(s->manifest, ipath, 0644, text, size, "kernel module index (depmod)");
+                if (r < 0) {
+                        log_error_errno(r, "Failed to add %s: %m", ipath);
+                        goto finish;
+                }
+        }
+        r = 0;
+
+finish:
+        (void) nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+        return r;
+}
+
+int modules_add(Manifest *m, const Probe *p, char * const *wanted, char * const *required) {
+        _cleanup_(kmod_unrefp) struct kmod_ctx *ctx = NULL;
+        _cleanup_strv_free_ char **config = NULL;
+        ModuleState s = { .manifest = m, .probe = p };
+        int r;
+
+        /* modprobe.d of the source tree, not of the build host. */
+        FOREACH_STRING(d, "/etc/modprobe.d", "/run/modprobe.d", "/usr/lib/modprobe.d") {
+                r = strv_consume(&config, path_prefix_root(m->root, d));
+                if (r < 0)
+                        return log_oom();
+        }
+
+        ctx = kmod_new(p->moddir, (const char * const *) config);
+        if (!ctx)
+                return log_error_errno(SYNTHETIC_ERRNO(ENOMEM), "Failed to create a libkmod context for %s.", p->moddir);
+        kmod_set_log_fn(ctx, kmod_log, NULL);
+        r = kmod_load_resources(ctx);
+        if (r < 0)
+                return log_error_errno(r, "Failed to load the module index of %s: %m", p->moddir);
+
+        STRV_FOREACH(n, required) {
+                r = add_by_name(&s, ctx, *n, true);
+                if (r < 0)
+                        goto finish;
+        }
+        STRV_FOREACH(n, wanted) {
+                r = add_by_name(&s, ctx, *n, false);
+                if (r < 0)
+                        goto finish;
+        }
+
+        r = regenerate_index(&s);
+        if (r >= 0)
+                log_debug("%zu kernel modules for %s.", strv_length(s.files), p->kver);
+
+finish:
+        strv_free(s.done);
+        strv_free(s.files);
+        return r;
+}

@@ -1,0 +1,10 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The shared-library closure: every ELF file in the manifest gets its interpreter, its
+ * DT_NEEDED libraries (an error when one is missing, naming who needs it) and the libraries of
+ * its .note.dlopen notes (skipped when missing), until nothing new appears. */
+
+#include "manifest.h"
+
+int resolve_libraries(Manifest *m, char * const *search_path);

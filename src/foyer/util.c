@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <sys/stat.h>
+
+#include "util.h"
+
+char *strjoin_internal(const char *first, ...) {
+        va_list ap;
+        size_t l = 0;
+        char *r, *p;
+
+        va_start(ap, first);
+        for (const char *s = first; s; s = va_arg(ap, const char *))
+                l += strlen(s);
+        va_end(ap);
+
+        r = malloc(l + 1);
+        if (!r)
+                return NULL;
+
+        p = r;
+        va_start(ap, first);
+        for (const char *s = first; s; s = va_arg(ap, const char *))
+                p = stpcpy(p, s);
+        va_end(ap);
+        *p = 0;
+        return r;
+}
+
+size_t strv_length(char * const *l) {
+        size_t n = 0;
+
+        if (l)
+                while (l[n])
+                        n++;
+        return n;
+}
+
+int strv_consume(char ***l, char *s) {
+        size_t n;
+        char **t;
+
+        if (!s)
+                return -ENOMEM;
+
+        n = strv_length(*l);
+        t = realloc(*l, sizeof(char *) * (n + 2));
+        if (!t) {
+                free(s);
+                return -ENOMEM;
+        }
+        t[n] = s;
+        t[n + 1] = NULL;
+        *l = t;
+        return 0;
+}
+
+int strv_extend(char ***l, const char *s) {
+        return strv_consume(l, strdup(s));
+}
+
+bool strv_contains(char * const *l, const char *s) {
+        if (l)
+                for (; *l; l++)
+                        if (streq(*l, s))
+                                return true;
+        return false;
+}
+
+int strv_split(const char *s, const char *separators, char ***ret) {
+        _cleanup_strv_free_ char **l = NULL;
+        int r;
+
+        l = calloc(1, sizeof(char *));
+        if (!l)
+                return -ENOMEM;
+
+        while (*s) {
+                size_t n;
+
+                s += strspn(s, separators);
+                n = strcspn(s, separators);
+                if (n == 0)
+                        break;
+                r = strv_consume(&l, strndup(s, n));
+                if (r < 0)
+                        return r;
+                s += n;
+        }
+
+        *ret = TAKE_PTR(l);
+        return 0;
+}
+
+static int cmp_str(const void *a, const void *b) {
+        return strcmp(*(char * const *) a, *(char * const *) b);
+}
+
+void strv_sort(char **l) {
+        qsort(l, strv_length(l), sizeof(char *), cmp_str);
+}
+
+char *path_prefix_root(const char *root, const char *path) {
+        if (isempty(root) || streq(root, "/"))
+                return strdup(path);
+        return strjoin(root, path[0] == '/' ? "" : "/", path);
+}
+
+char *path_simplify_abs(const char *path) {
+        char *r, *w;
+        const char *p = path;
+
+        r = malloc(strlen(path) + 2);
+        if (!r)
+                return NULL;
+
+        w = r;
+        for (;;) {
+                size_t n;
+
+                p += strspn(p, "/");
+                n = strcspn(p, "/");
+                if (n == 0)
+                        break;
+                if (n == 1 && p[0] == '.')
+                        ;
+                else if (n == 2 && p[0] == '.' && p[1] == '.') {
+                        /* Drop the last component, never going above the root. */
+                        while (w > r && *(w - 1) != '/')
+                                w--;
+                        if (w > r)
+                                w--;
+                } else {
+                        *w++ = '/';
+                        memcpy(w, p, n);
+                        w += n;
+                }
+                p += n;
+        }
+
+        if (w == r)
+                *w++ = '/';
+        *w = 0;
+        return r;
+}
+
+char *path_merge_usr(const char *path) {
+        static const char *const legacy[] = { "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32" };
+        _cleanup_free_ char *s = path_simplify_abs(path);
+
+        if (!s)
+                return NULL;
+
+        for (size_t i = 0; i < ELEMENTSOF(legacy); i++) {
+                const char *rest = startswith(s, legacy[i]);
+
+                if (rest && (*rest == 0 || *rest == '/'))
+                        return strjoin("/usr", s);
+        }
+
+        return TAKE_PTR(s);
+}
+
+char *path_dirname(const char *path) {
+        const char *slash = strrchr(path, '/');
+
+        if (!slash || slash == path)
+                return strdup("/");
+        return strndup(path, slash - path);
+}
+
+const char *path_basename(const char *path) {
+        const char *slash = strrchr(path, '/');
+
+        return slash ? slash + 1 : path;
+}
+
+int read_full_file(const char *path, char **ret, size_t *ret_size) {
+        _cleanup_close_ int fd = -EBADF;
+        _cleanup_free_ char *buf = NULL;
+        size_t size = 0, allocated = 0;
+
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return negative_errno();
+
+        for (;;) {
+                ssize_t k;
+
+                if (allocated - size < 4096) {
+                        size_t na = MAX(allocated * 2, (size_t) 8192);
+                        char *t = realloc(buf, na);
+                        if (!t)
+                                return -ENOMEM;
+                        buf = t;
+                        allocated = na;
+                }
+
+                k = read(fd, buf + size, allocated - size - 1);
+                if (k < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return negative_errno();
+                }
+                if (k == 0)
+                        break;
+                size += k;
+        }
+
+        buf[size] = 0;
+        if (ret_size)
+                *ret_size = size;
+        *ret = TAKE_PTR(buf);
+        return 0;
+}
+
+int dir_list_suffix(const char *dir, const char *suffix, char ***ret) {
+        _cleanup_strv_free_ char **l = NULL;
+        DIR *d;
+        struct dirent *de;
+        int r = 0;
+
+        l = calloc(1, sizeof(char *));
+        if (!l)
+                return -ENOMEM;
+
+        d = opendir(dir);
+        if (!d) {
+                if (errno != ENOENT && errno != ENOTDIR)
+                        return negative_errno();
+                *ret = TAKE_PTR(l);
+                return 0;
+        }
+
+        while ((de = readdir(d))) {
+                if (de->d_name[0] == '.')
+                        continue;
+                if (suffix && !endswith(de->d_name, suffix))
+                        continue;
+                r = strv_extend(&l, de->d_name);
+                if (r < 0)
+                        break;
+        }
+        closedir(d);
+        if (r < 0)
+                return r;
+
+        strv_sort(l);
+        *ret = TAKE_PTR(l);
+        return 0;
+}
+
+const char *mode_to_string(uint32_t mode, char buf[static 11]) {
+        static const char rwx[] = "rwxrwxrwx";
+        char t;
+
+        switch (mode & S_IFMT) {
+        case S_IFDIR: t = 'd'; break;
+        case S_IFLNK: t = 'l'; break;
+        case S_IFCHR: t = 'c'; break;
+        case S_IFBLK: t = 'b'; break;
+        case S_IFIFO: t = 'p'; break;
+        case S_IFSOCK: t = 's'; break;
+        default: t = '-'; break;
+        }
+
+        buf[0] = t;
+        for (int i = 0; i < 9; i++)
+                buf[i + 1] = (mode & (0400 >> i)) ? rwx[i] : '-';
+        if (mode & S_ISUID)
+                buf[3] = buf[3] == 'x' ? 's' : 'S';
+        if (mode & S_ISGID)
+                buf[6] = buf[6] == 'x' ? 's' : 'S';
+        if (mode & S_ISVTX)
+                buf[9] = buf[9] == 'x' ? 't' : 'T';
+        buf[10] = 0;
+        return buf;
+}
