@@ -32,10 +32,12 @@ out=$cachedir/disk-$recipe-$hash
 work=$out.tmp
 
 mkdir -p "$cachedir"
+# Only the image paths go to stdout; the tools' chatter goes to stderr.
+exec 3>&1 1>&2
 exec 9>"$cachedir/disk-$recipe.lock"
 flock 9
 if [[ -e $out.ok ]]; then
-        ls -1 "$out"/*.img
+        ls -1 "$out"/*.img >&3
         exit 0
 fi
 rm -rf "$out" "$out.ok" "$work"
@@ -139,4 +141,4 @@ touch "$out.ok"
 for old in "$cachedir/disk-$recipe-"????????????{,.ok}; do
         [[ -e $old && $old != "$out" && $old != "$out.ok" ]] && rm -rf "$old"
 done
-ls -1 "$out"/*.img
+ls -1 "$out"/*.img >&3
