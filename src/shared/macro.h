@@ -116,3 +116,14 @@ static inline const char *endswith(const char *s, const char *suffix) {
         size_t sl = strlen(s), pl = strlen(suffix);
         return sl >= pl && memcmp(s + sl - pl, suffix, pl) == 0 ? s + sl - pl : NULL;
 }
+
+/* True if errno-style value e is one of the listed values. */
+#define IN_SET_ERRNO(e, ...)                                     \
+        ({                                                       \
+                int _e_ = (e), _l_[] = { __VA_ARGS__ };          \
+                bool _f_ = false;                                \
+                for (size_t _i_ = 0; _i_ < ELEMENTSOF(_l_); _i_++) \
+                        if (_l_[_i_] == _e_)                     \
+                                _f_ = true;                      \
+                _f_;                                             \
+        })

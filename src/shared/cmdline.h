@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The kernel command line as generators see it: words from /etc/cmdline.d/\*.conf (defaults stored by
+ * "foyer build --cmdline"), then $SYSTEMD_EFI_OPTIONS, then /proc/cmdline (or $SYSTEMD_PROC_CMDLINE),
+ * split with systemd's rules and filtered with the "rd." rule. */
+
+#include <stdbool.h>
+
+typedef enum CmdlineFlags {
+        /* 0: "rd.x" words are dropped outside the initrd and delivered as "rd.x" inside it. */
+        CMDLINE_STRIP_RD_PREFIX = 1 << 0, /* inside the initrd "rd.x" is delivered as "x" */
+        CMDLINE_RD_STRICT = 1 << 1,       /* inside the initrd words without "rd." are dropped */
+} CmdlineFlags;
+
+/* Called once per word with the key (before the first '=') and the value (after it, NULL if the word has
+ * no '='). A negative return stops the walk and is returned by cmdline_parse(). */
+typedef int (*cmdline_parse_t)(const char *key, const char *value, void *data);
+
+/* Extracts the next word from *p with systemd's rules (whitespace separated, quotes removed anywhere in
+ * a word, backslash escapes kept verbatim, unterminated quotes accepted); returns 1 and a new string in
+ * *ret, 0 at the end (with *ret = NULL), or -ENOMEM. */
+int cmdline_extract_word(const char **p, char **ret);
+/* Splits a whole line into a new NULL-terminated array; returns 0 or -ENOMEM. */
+int cmdline_split(const char *line, char ***ret);
+
+/* Reads the effective command line (all sources above, joined by spaces) into a new string. */
+int cmdline_read(char **ret);
+/* Walks the given line, calling parse_item for every word that survives the "rd." rule. */
+int cmdline_parse_given(const char *line, cmdline_parse_t parse_item, void *data, CmdlineFlags flags);
+/* Walks the effective command line (see cmdline_read()). */
+int cmdline_parse(cmdline_parse_t parse_item, void *data, CmdlineFlags flags);
+/* Looks up the last value of key (after the "rd." rule); returns 1 with a copy in *ret (NULL for a bare
+ * word), 0 if absent, or a negative errno. */
+int cmdline_get_key(const char *key, CmdlineFlags flags, char **ret);
+
+/* True if a key that needs a value came without one; then logs the standard warning. */
+bool cmdline_value_missing(const char *key, const char *value);
+
+/* $SYSTEMD_IN_INITRD as a boolean if set, else whether /etc/initrd-release exists. */
+bool in_initrd(void);

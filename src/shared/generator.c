@@ -1,0 +1,273 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include <limits.h>
+
+#include "cmdline.h"
+#include "devspec.h"
+#include "fileio.h"
+#include "generator.h"
+#include "mount-options.h"
+#include "parse-util.h"
+#include "strv.h"
+#include "unit-name.h"
+
+const char *generator_dest, *generator_dest_early, *generator_dest_late;
+
+int generator_main(int argc, char *argv[],
+                   int (*run)(const char *dest, const char *dest_early, const char *dest_late)) {
+        int r;
+
+        log_set_target(LOG_TARGET_AUTO);
+        log_parse_environment();
+        log_open();
+        umask(0022);
+
+        if (!IN_SET_ERRNO(argc, 2, 4)) {
+                log_error("This program takes one or three arguments.");
+                log_close();
+                return EXIT_FAILURE;
+        }
+        generator_dest = argv[1];
+        generator_dest_early = argv[argc > 2 ? 2 : 1];
+        generator_dest_late = argv[argc > 3 ? 3 : 1];
+
+        r = run(generator_dest, generator_dest_early, generator_dest_late);
+        log_close();
+        return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+static int log_unit_error(int r, const char *path, const char *source) {
+        if (r == -EEXIST)
+                return log_error_errno(r, "Failed to create unit file '%s', as it already exists. Duplicate entry in '%s'?",
+                                       path, source);
+        return log_error_errno(r, "Failed to create unit file '%s': %m", path);
+}
+
+int generator_open_unit_file(const char *dir, const char *source, const char *name, UnitFile **ret) {
+        int r;
+
+        r = unit_file_open(dir, name, ret);
+        if (r < 0) {
+                _cleanup_free_ char *p = strjoin(dir, "/", name);
+                return log_unit_error(r, p ?: name, source);
+        }
+        return 0;
+}
+
+int generator_commit_unit_file(UnitFile *u, const char *source) {
+        int r;
+
+        r = unit_file_commit(u);
+        if (r < 0)
+                return log_unit_error(r, unit_file_path(u), source);
+        return 0;
+}
+
+int generator_add_symlink(const char *dir, const char *target, const char *dep_type, const char *src) {
+        int r;
+
+        r = unit_file_add_symlink(dir, target, dep_type, src);
+        if (r < 0)
+                return log_error_errno(r, "Failed to create symlink %s.%s/%s in %s: %m", target, dep_type, src, dir);
+        return 0;
+}
+
+int generator_write_blockdev_dependency(FILE *f, const char *what) {
+        _cleanup_free_ char *escaped = NULL;
+        int r;
+
+        if (!path_startswith(what, "/dev/"))
+                return 0;
+        r = unit_name_path_escape(what, &escaped);
+        if (r < 0)
+                return log_error_errno(r, "Failed to escape device node path %s: %m", what);
+        fprintf(f, "After=blockdev@%s.target\n", escaped);
+        return 0;
+}
+
+/* Whether an fsck checker is usable: found in $PATH and not a symlink to true or /dev/null. */
+static bool executable_is_good(const char *name) {
+        _cleanup_free_ char *p = NULL;
+        char target[PATH_MAX];
+        ssize_t k;
+
+        if (find_executable(name, &p) < 0)
+                return false;
+        k = readlink(p, target, sizeof(target) - 1);
+        if (k < 0)
+                return true;
+        target[k] = 0;
+        return !streq(target, "true") && !streq(target, "/usr/bin/true") && !streq(target, "/dev/null");
+}
+
+static int write_fsck_sysroot_service(const char *unit, const char *dir, const char *what,
+                                      const char *extra_after) {
+        _cleanup_free_ char *device = NULL, *escaped = NULL, *escaped2 = NULL;
+        _cleanup_unit_file_ UnitFile *u = NULL;
+        int r;
+
+        escaped = specifier_escape(what);
+        if (!escaped)
+                return log_oom();
+        escaped2 = cescape(escaped);
+        if (!escaped2)
+                return log_oom();
+        r = unit_name_from_path(what, ".device", &device);
+        if (r < 0)
+                return log_error_errno(r, "Failed to convert device \"%s\" to unit name: %m", what);
+
+        r = generator_open_unit_file(dir, "/proc/cmdline", unit, &u);
+        if (r < 0)
+                return r;
+        fprintf(unit_file_stream(u),
+                "[Unit]\n"
+                "Description=File System Check on %1$s\n"
+                "Documentation=man:%2$s(8)\n"
+                "DefaultDependencies=no\n"
+                "BindsTo=%3$s\n"
+                "Conflicts=shutdown.target\n"
+                "After=%4$s%5$slocal-fs-pre.target %3$s\n"
+                "Before=shutdown.target\n"
+                "\n"
+                "[Service]\n"
+                "Type=oneshot\n"
+                "RemainAfterExit=yes\n"
+                "ExecStart=" ROOTLIBEXECDIR "/systemd-fsck %6$s\n"
+                "TimeoutSec=0\n",
+                escaped, unit, device, strempty(extra_after), isempty(extra_after) ? "" : " ", escaped2);
+        return generator_commit_unit_file(u, "/proc/cmdline");
+}
+
+int generator_write_fsck_deps(FILE *f, const char *dir, const char *what, const char *where,
+                              const char *fstype) {
+        _cleanup_free_ char *instance = NULL;
+        const char *fsck;
+        bool initrd = in_initrd();
+        int r;
+
+        if (initrd && (path_equal(where, "/") || path_equal(where, "/usr"))) {
+                log_debug("Skipping fsck for %s in initrd.", where);
+                return 0;
+        }
+        if (!is_device_path(what)) {
+                log_warning("Checking was requested for \"%s\", but it is not a device.", what);
+                return 0;
+        }
+        if (!executable_is_good("fsck")) {
+                log_debug("Checking was requested for %s, but the fsck command does not exist.", what);
+                return 0;
+        }
+        if (!isempty(fstype) && !streq(fstype, "auto")) {
+                _cleanup_free_ char *checker = strjoin("fsck.", fstype);
+                if (!checker)
+                        return log_oom();
+                if (!executable_is_good(checker)) {
+                        log_debug("Checking was requested for %s, but %s does not exist.", what, checker);
+                        return 0;
+                }
+        }
+
+        if (path_equal(where, "/")) {
+                _cleanup_free_ char *lnk = strjoin(dir, "/local-fs.target.wants/systemd-fsck-root.service");
+                if (!lnk)
+                        return log_oom();
+                (void) mkdir_parents(lnk, 0755);
+                if (symlink(ROOTLIBEXECDIR "/system/systemd-fsck-root.service", lnk) < 0)
+                        return log_error_errno(errno, "Failed to create symlink %s: %m", lnk);
+                return 0;
+        }
+
+        if (initrd && path_equal(where, "/sysroot")) {
+                r = write_fsck_sysroot_service("systemd-fsck-root.service", dir, what, "initrd-root-device.target");
+                if (r < 0)
+                        return r;
+                fsck = "systemd-fsck-root.service";
+        } else if (initrd && path_equal(where, "/sysusr/usr")) {
+                r = write_fsck_sysroot_service("systemd-fsck-usr.service", dir, what, NULL);
+                if (r < 0)
+                        return r;
+                fsck = "systemd-fsck-usr.service";
+        } else {
+                r = unit_name_from_path_instance("systemd-fsck", what, ".service", &instance);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to create fsck service name: %m");
+                fsck = instance;
+        }
+
+        fprintf(f, "%1$s=%2$s\nAfter=%2$s\n", !initrd && path_equal(where, "/usr") ? "Wants" : "Requires", fsck);
+        return 0;
+}
+
+int generator_write_timeouts(const char *dir, const char *what, const char *where, const char *opts,
+                             char **ret_filtered) {
+        _cleanup_free_ char *node = NULL, *unit = NULL, *timeout = NULL;
+        usec_t u;
+        int r;
+
+        r = mount_options_filter(opts, "comment=systemd.device-timeout\0x-systemd.device-timeout\0", &timeout,
+                                 NULL, ret_filtered);
+        if (r < 0)
+                return log_oom();
+        if (r == 0)
+                return 0;
+
+        if (!timeout || parse_sec_fix_0(timeout, &u) < 0) {
+                log_warning("Failed to parse timeout for %s, ignoring: %s", where, strna(timeout));
+                return 0;
+        }
+        if (devspec_to_node(what, DEVSPEC_NO_ID, &node) < 0)
+                return log_oom();
+        if (!is_device_path(node)) {
+                log_warning("x-systemd.device-timeout ignored for %s", what);
+                return 0;
+        }
+        r = unit_name_from_path(node, ".device", &unit);
+        if (r < 0)
+                return log_error_errno(r, "Failed to make unit name from path: %m");
+
+        r = unit_file_write_dropinf(dir, unit, 50, "device-timeout",
+                                    "# Automatically generated by %s\n"
+                                    "# from supplied options \"%s\"\n\n"
+                                    "[Unit]\n"
+                                    "JobRunningTimeoutSec=%s",
+                                    program_invocation_short_name, opts, timeout);
+        if (r < 0)
+                return log_error_errno(r, "Failed to write device timeout drop-in for %s: %m", unit);
+        return 1;
+}
+
+int generator_write_device_timeout(const char *dir, const char *what, unsigned level, const char *name,
+                                   const char *timeout) {
+        _cleanup_free_ char *unit = NULL;
+        int r;
+
+        r = unit_name_from_path(what, ".device", &unit);
+        if (r < 0)
+                return log_error_errno(r, "Failed to make unit name from path \"%s\": %m", what);
+        r = unit_file_write_dropinf(dir, unit, level, name,
+                                    "# Automatically generated by %s\n\n"
+                                    "[Unit]\n"
+                                    "JobRunningTimeoutSec=%s",
+                                    program_invocation_short_name, timeout);
+        if (r < 0)
+                return log_error_errno(r, "Failed to write device timeout drop-in for %s: %m", unit);
+        return 0;
+}
+
+int generator_write_initrd_root_device_deps(const char *dir, const char *what) {
+        _cleanup_free_ char *unit = NULL;
+        int r;
+
+        r = unit_name_from_path(what, ".device", &unit);
+        if (r < 0)
+                return log_error_errno(r, "Failed to make unit name from path \"%s\": %m", what);
+        r = unit_file_write_dropinf(dir, "initrd-root-device.target", 50, "root-device",
+                                    "# Automatically generated by %s\n\n"
+                                    "[Unit]\n"
+                                    "Requires=%s\n"
+                                    "After=%s",
+                                    program_invocation_short_name, unit, unit);
+        if (r < 0)
+                return log_error_errno(r, "Failed to write initrd-root-device.target drop-in: %m");
+        return 0;
+}

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* What every foyer generator shares: the main() wrapper, and the units and drop-ins systemd 252's
+ * src/shared/generator.c writes. Unlike the rest of src/shared these helpers log their errors (once),
+ * so callers only propagate the returned negative errno. */
+
+#include <stdio.h>
+#include <sys/stat.h>
+
+#include "log.h"
+#include "macro.h"
+#include "unit-file.h"
+
+/* Set by the main wrapper to the three output directories (all equal when given one). */
+extern const char *generator_dest, *generator_dest_early, *generator_dest_late;
+
+/* Runs main() for a generator: accepts one or three directory arguments (else logs "This program takes
+ * one or three arguments." and exits 1), sets umask 022, logs to /dev/kmsg at boot and stderr otherwise,
+ * honours $SYSTEMD_LOG_LEVEL/$SYSTEMD_LOG_TARGET, and exits 0 iff run() returned >= 0. */
+int generator_main(int argc, char *argv[], int (*run)(const char *dest, const char *dest_early,
+                                                      const char *dest_late));
+#define FOYER_DEFINE_MAIN_GENERATOR(run)                   \
+        int main(int argc, char *argv[]) {                 \
+                return generator_main(argc, argv, (run)); \
+        }
+
+/* Opens unit name in dir (see unit_file_open()); a duplicate logs "Failed to create unit file ..., as
+ * it already exists. Duplicate entry in '<source>'?". */
+int generator_open_unit_file(const char *dir, const char *source, const char *name, UnitFile **ret);
+/* Commits u (see unit_file_commit()), logging failures with the same duplicate message. */
+int generator_commit_unit_file(UnitFile *u, const char *source);
+/* unit_file_add_symlink() with logging. */
+int generator_add_symlink(const char *dir, const char *target, const char *dep_type, const char *src);
+/* Writes "After=blockdev@<escaped what>.target" if what is below /dev/. */
+int generator_write_blockdev_dependency(FILE *f, const char *what);
+/* Writes the fsck dependencies of a mount of what on where as systemd 252 does: nothing in the initrd
+ * for / and /usr, nothing if what is not a device or fsck/fsck.<fstype> is not in $PATH; in the initrd
+ * systemd-fsck-root.service (for /sysroot) or systemd-fsck-usr.service (for /sysusr/usr) is written
+ * into dir; otherwise systemd-fsck@<what>.service. Adds the Requires=/After= lines to f. */
+int generator_write_fsck_deps(FILE *f, const char *dir, const char *what, const char *where,
+                              const char *fstype);
+/* Handles x-systemd.device-timeout= (and comment=systemd.device-timeout=) in opts: returns the options
+ * without them in *ret_filtered and writes <what>.device.d/50-device-timeout.conf if what is a device.
+ * Returns 1 if such a drop-in was written, 0 if not, or a negative errno. */
+int generator_write_timeouts(const char *dir, const char *what, const char *where, const char *opts,
+                             char **ret_filtered);
+/* Writes a drop-in <what>.device.d/<level>-<name>.conf setting JobRunningTimeoutSec=<timeout> (used for
+ * foyer's rd.timeout=); what must be a device path. */
+int generator_write_device_timeout(const char *dir, const char *what, unsigned level, const char *name,
+                                   const char *timeout);
+/* Writes initrd-root-device.target.d/50-root-device.conf requiring and ordering after what's device. */
+int generator_write_initrd_root_device_deps(const char *dir, const char *what);

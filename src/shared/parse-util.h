@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* Parsers for the value syntaxes systemd uses on the kernel command line and in fstab options. */
+
+#include <stdint.h>
+
+typedef uint64_t usec_t;
+#define USEC_INFINITY ((usec_t) UINT64_MAX)
+#define USEC_PER_SEC ((usec_t) 1000000ULL)
+#define FORMAT_TIMESPAN_MAX 64
+
+/* Parses 1/yes/y/true/t/on and 0/no/n/false/f/off (case-insensitive); returns 1, 0 or -EINVAL. */
+int parse_boolean(const char *v);
+/* Parses a systemd time span ("90", "5min", "1h 30s", "infinity"; seconds by default) into *ret. */
+int parse_sec(const char *t, usec_t *ret);
+/* Like parse_sec(), but 0 means infinity (as for x-systemd.*-timeout=). */
+int parse_sec_fix_0(const char *t, usec_t *ret);
+/* Formats a span the way systemd's format_timespan(..., 0) does ("1min 30s", "infinity"); returns buf. */
+char *format_timespan(char *buf, size_t l, usec_t t);
+/* Parses a non-negative decimal integer that fits in unsigned; returns 0 or -EINVAL/-ERANGE. */
+int safe_atou(const char *s, unsigned *ret);
