@@ -95,7 +95,7 @@ int sink_new(Compression c, int level, int fd, Sink **ret) {
                 s->zstd = ZSTD_createCCtx();
                 if (!s->zstd)
                         return -ENOMEM;
-                z = ZSTD_CCtx_setParameter(s->zstd, ZSTD_c_compressionLevel, level < 0 ? 12 : level);
+                z = ZSTD_CCtx_setParameter(s->zstd, ZSTD_c_compressionLevel, level < 0 ? 6 : level);
                 if (ZSTD_isError(z))
                         return -EINVAL;
                 /* The checksum lets the kernel and foyer ls catch corruption. */
@@ -109,8 +109,15 @@ int sink_new(Compression c, int level, int fd, Sink **ret) {
         }
 
         case COMPRESSION_XZ: {
-                /* The kernel's xz decoder takes CRC32 checks only. */
-                lzma_ret lr = lzma_easy_encoder(&s->lzma, level < 0 ? 6 : (uint32_t) level, LZMA_CHECK_CRC32);
+                /* The kernel's xz decoder takes CRC32 checks only. The multi-threaded encoder cuts the
+                 * input into blocks of a size fixed by the preset, so the output does not depend on
+                 * the thread count; the kernel decodes multi-block streams. */
+                lzma_mt mt = {
+                        .threads = (uint32_t) MAX(nproc(), 1L),
+                        .preset = level < 0 ? 6 : (uint32_t) level,
+                        .check = LZMA_CHECK_CRC32,
+                };
+                lzma_ret lr = lzma_stream_encoder_mt(&s->lzma, &mt);
                 if (lr != LZMA_OK)
                         return lr == LZMA_MEM_ERROR ? -ENOMEM : -EINVAL;
                 break;
@@ -118,7 +125,7 @@ int sink_new(Compression c, int level, int fd, Sink **ret) {
 
         case COMPRESSION_GZIP:
                 /* windowBits 15 + 16: gzip wrapper with a zero mtime in the header. */
-                if (deflateInit2(&s->zlib, level < 0 ? 9 : level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+                if (deflateInit2(&s->zlib, level < 0 ? 6 : level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
                         return -ENOMEM;
                 break;
 
