@@ -1,0 +1,164 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Builds an image from the host for the installed kernel and checks it from the outside:
+# unpacked and chrooted into, the core tools and modprobe work; cpio -t agrees with foyer ls;
+# two builds are byte-identical; configuration files apply; and each kind of bad input ends in
+# one clear error, a non-zero exit and nothing at the output path.
+# Usage: test-foyer-build.sh FOYER GENERATOR-DIR UNIT-DIR
+set -eu
+foyer=$1
+export FOYER_GENERATOR_DIR=$2 FOYER_UNIT_DIR=$3
+export FOYER_CONFIG_ROOT=/nonexistent SOURCE_DATE_EPOCH=1700000000
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
+
+if ! compgen -G "$FOYER_GENERATOR_DIR/foyer-*" >/dev/null; then
+        echo "no foyer generators built in $FOYER_GENERATOR_DIR yet; skipping"
+        exit 77
+fi
+kver=
+for d in /usr/lib/modules/*/; do
+        [ -e "$d/modules.order" ] && kver=$(basename "$d")
+done
+if [ -z "$kver" ]; then
+        echo "no kernel with modules installed (package linux-image-amd64); skipping"
+        exit 77
+fi
+
+tmp=$(mktemp -d /tmp/test-foyer.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+echo "== build for $kver"
+"$foyer" build --kver "$kver" -o "$tmp/a.img" --cmdline "rd.foyer.test=1 quiet"
+[ -s "$tmp/a.img" ] || fail "no image"
+[ "$(stat -c %a "$tmp/a.img")" = 644 ] || fail "image mode $(stat -c %a "$tmp/a.img")"
+ls -A "$tmp" | grep -q '^\.#' && fail "temporary file left behind"
+
+echo "== unpack and chroot"
+mkdir "$tmp/root"
+(cd "$tmp/root" && zstd -dcq "$tmp/a.img" | cpio -idm --quiet)
+for cmd in "systemctl --version" "udevadm --version" "journalctl --version" \
+           "modprobe -S $kver -n -v virtio_blk" "sh -c true" "mount --version" "blkid -V" \
+           "kmod --version" "sulogin --help" "e2fsck -V"; do
+        chroot "$tmp/root" $cmd >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "chroot: $cmd"; }
+done
+chroot "$tmp/root" modprobe -S "$kver" -n -v virtio_blk | grep -q 'virtio_blk\.ko' || fail "modprobe virtio_blk"
+for f in init etc/initrd-release etc/os-release etc/passwd etc/group etc/shadow etc/nsswitch.conf \
+         etc/machine-id usr/lib/systemd/system/initrd.target usr/lib/systemd/system/initrd-switch-root.service \
+         usr/lib/systemd/system/initrd-parse-etc.service.d/10-foyer.conf \
+         usr/lib/systemd/system/emergency.service.d/10-foyer.conf \
+         usr/lib/udev/rules.d/99-systemd.rules "usr/lib/modules/$kver/modules.dep.bin"; do
+        [ -e "$tmp/root/$f" ] || fail "missing /$f"
+done
+[ "$(readlink "$tmp/root/init")" = usr/lib/systemd/systemd ] || fail "/init target"
+[ ! -s "$tmp/root/etc/machine-id" ] || fail "machine-id not empty"
+grep -q '^NAME="foyer"' "$tmp/root/etc/initrd-release" || fail "initrd-release"
+grep -q '^root:\*:' "$tmp/root/etc/shadow" || fail "root not locked"
+grep -qx 'rd.foyer.test=1 quiet' "$tmp/root/etc/cmdline.d/50-foyer.conf" || fail "--cmdline not stored"
+compgen -G "$tmp/root/usr/lib/systemd/system-generators/foyer-*" >/dev/null || fail "no foyer generators"
+for g in systemd-fstab-generator systemd-cryptsetup-generator systemd-gpt-auto-generator \
+         systemd-debug-generator systemd-hibernate-resume-generator; do
+        [ ! -e "$tmp/root/usr/lib/systemd/system-generators/$g" ] || fail "$g must not be in the image"
+done
+# No dangling symlinks inside the image (resolved within it).
+while read -r l; do
+        t=$(readlink "$l")
+        case $t in /*) p="$tmp/root$t" ;; *) p="$(dirname "$l")/$t" ;; esac
+        [ -e "$p" ] || [ -L "$p" ] || fail "dangling symlink ${l#$tmp/root} -> $t"
+done < <(find "$tmp/root" -type l -not -path "$tmp/root/bin" -not -path "$tmp/root/sbin" \
+                              -not -path "$tmp/root/lib" -not -path "$tmp/root/lib64")
+
+echo "== cpio -t equals foyer ls"
+zstd -dcq "$tmp/a.img" | cpio -t --quiet >"$tmp/cpio.list"
+"$foyer" ls "$tmp/a.img" | awk '{print $3}' >"$tmp/foyer.list"
+diff -u "$tmp/cpio.list" "$tmp/foyer.list" || fail "listings differ"
+
+echo "== reproducible"
+"$foyer" build --kver "$kver" -o "$tmp/b.img" --cmdline "rd.foyer.test=1 quiet" 2>/dev/null
+cmp "$tmp/a.img" "$tmp/b.img" || fail "two builds differ"
+
+echo "== every compression, read back by foyer ls"
+for c in gzip lz4 none; do
+        "$foyer" build --kver "$kver" -c "$c" -o "$tmp/$c.img" --cmdline "rd.foyer.test=1 quiet" 2>/dev/null
+        "$foyer" ls "$tmp/$c.img" | cmp -s - <("$foyer" ls "$tmp/a.img") || fail "$c listing differs"
+done
+gzip -t "$tmp/gzip.img" || fail "gzip stream"
+lz4 -t "$tmp/lz4.img" 2>/dev/null || command -v lz4 >/dev/null || true
+# Concatenated archives: an uncompressed one followed by a compressed one.
+cat "$tmp/none.img" "$tmp/a.img" >"$tmp/concat.img"
+[ "$("$foyer" ls "$tmp/concat.img" | wc -l)" -eq $((2 * $(wc -l <"$tmp/foyer.list"))) ] || fail "concatenated listing"
+rm -f "$tmp"/{b,gzip,lz4,none,concat}.img
+
+echo "== configuration files"
+mkdir -p "$tmp/conf/etc/foyer/conf.d" "$tmp/conf/usr/lib/foyer/conf.d"
+printf '[Build]\nCompression=gzip\n' >"$tmp/conf/etc/foyer/foyer.conf"
+printf 'Cmdline=from-usr\n' >"$tmp/conf/usr/lib/foyer/conf.d/10-x.conf"
+printf 'Cmdline=from-usr-20\n' >"$tmp/conf/usr/lib/foyer/conf.d/20-y.conf"
+printf 'Cmdline=from-etc\n' >"$tmp/conf/etc/foyer/conf.d/20-y.conf"       # masks /usr/lib's 20-y.conf
+FOYER_CONFIG_ROOT="$tmp/conf" "$foyer" build --kver "$kver" -o "$tmp/c.img" 2>/dev/null
+head -c2 "$tmp/c.img" | od -An -tx1 | grep -q '1f 8b' || fail "Compression= from foyer.conf"
+mkdir "$tmp/c" && (cd "$tmp/c" && gzip -dc "$tmp/c.img" | cpio -id --quiet etc/cmdline.d/50-foyer.conf)
+grep -qx from-etc "$tmp/c/etc/cmdline.d/50-foyer.conf" || fail "drop-in precedence"
+FOYER_CONFIG_ROOT="$tmp/conf" "$foyer" build --kver "$kver" -c zstd --cmdline from-cli -o "$tmp/c.img" 2>/dev/null
+"$foyer" ls "$tmp/c.img" >/dev/null
+head -c4 "$tmp/c.img" | od -An -tx1 | grep -q '28 b5 2f fd' || fail "command line must win"
+rm -rf "$tmp/c" "$tmp/c.img"
+
+# expect_error DESCRIPTION PATTERN COMMAND...: fails with one error line matching PATTERN.
+expect_error() {
+        local what=$1 pattern=$2
+        shift 2
+        echo "== bad input: $what"
+        if "$@" >"$tmp/stdout" 2>"$tmp/stderr"; then
+                fail "$what: exit status 0"
+        fi
+        cat "$tmp/stderr"
+        grep -q -- "$pattern" "$tmp/stderr" || fail "$what: message does not match '$pattern'"
+        [ "$(grep -c . "$tmp/stderr")" -eq 1 ] || fail "$what: expected exactly one line on stderr"
+}
+
+out=$tmp/out.img
+expect_error "unknown kernel version" "present: .*$kver" "$foyer" build --kver 0.0-none -o "$out"
+[ ! -e "$out" ] || fail "output left behind"
+expect_error "unknown module" "no_such_module_foyer" "$foyer" build --kver "$kver" --add-module no_such_module_foyer -o "$out"
+[ ! -e "$out" ] || fail "output left behind"
+
+# A binary needing a library that does not exist: libc.so.6 renamed in its dynamic section.
+perl -pe 's/libc\.so\.6/libq.so.6/g' /usr/bin/true >"$tmp/broken" && chmod +x "$tmp/broken"
+expect_error "missing library" "libq.so.6 needed by /usr/bin/broken" \
+        "$foyer" build --kver "$kver" --add-file "$tmp/broken:/usr/bin/broken" -o "$out"
+[ ! -e "$out" ] || fail "output left behind"
+
+# A source tree without systemd: a required binary is missing.
+mkdir -p "$tmp/fakeroot/usr/lib/modules"
+ln -s "/usr/lib/modules/$kver" "$tmp/fakeroot/usr/lib/modules/$kver"
+expect_error "missing binary" "usr/lib/systemd/systemd is missing" \
+        "$foyer" build --root "$tmp/fakeroot" --kver "$kver" -o "$out"
+[ ! -e "$out" ] || fail "output left behind"
+
+expect_error "missing output directory" "/nonexistent-foyer-dir" \
+        "$foyer" build --kver "$kver" -o /nonexistent-foyer-dir/x.img
+expect_error "unwritable output directory" "/proc" "$foyer" build --kver "$kver" -o /proc/foyer-test.img
+[ ! -e /proc/foyer-test.img ] || fail "output in /proc"
+
+# An existing image survives a failed build untouched.
+cp "$tmp/a.img" "$out"
+expect_error "failed build over an existing image" "no_such_module_foyer" \
+        "$foyer" build --kver "$kver" --add-module no_such_module_foyer -o "$out"
+cmp -s "$tmp/a.img" "$out" || fail "existing image was modified"
+ls -A "$tmp" | grep -q '^\.#' && fail "temporary file left behind"
+rm -f "$out"
+
+size=$(stat -c %s "$tmp/a.img")
+head -c $((size / 2)) "$tmp/a.img" >"$tmp/truncated.img"
+expect_error "truncated image" "truncated" "$foyer" ls "$tmp/truncated.img"
+cp "$tmp/a.img" "$tmp/corrupt.img"
+printf 'garbage!garbage!garbage!' | dd of="$tmp/corrupt.img" bs=1 seek=$((size / 3)) conv=notrunc status=none
+expect_error "corrupt image" "corrupt" "$foyer" ls "$tmp/corrupt.img"
+head -c 4096 /dev/urandom >"$tmp/random.img"
+expect_error "not an image" "neither a cpio archive" "$foyer" ls "$tmp/random.img"
+zstd -dcq "$tmp/a.img" | head -c 100000 >"$tmp/short.cpio"
+expect_error "truncated cpio" "truncated" "$foyer" ls "$tmp/short.cpio"
+expect_error "missing image" "No such file" "$foyer" ls "$tmp/does-not-exist.img"
+
+echo "all foyer build checks passed"
