@@ -30,10 +30,13 @@ int cmdline_extract_word(const char **p, char **ret) {
 
         for (; *s; s++) {
                 if (*s == '\\') {
-                        /* Escapes are retained verbatim; a lone trailing backslash is dropped. */
-                        if (s[1] == 0)
-                                continue;
-                        w[n++] = *s++;
+                        /* Escapes are retained verbatim, a lone trailing backslash too. */
+                        w[n++] = *s;
+                        if (s[1] == 0) {
+                                s++;
+                                break;
+                        }
+                        s++;
                         w[n++] = *s;
                 } else if (quote) {
                         if (*s == quote)

@@ -18,7 +18,7 @@ typedef enum CmdlineFlags {
 typedef int (*cmdline_parse_t)(const char *key, const char *value, void *data);
 
 /* Extracts the next word from *p with systemd's rules (whitespace separated, quotes removed anywhere in
- * a word, backslash escapes kept verbatim, unterminated quotes accepted); returns 1 and a new string in
+ * a word, backslash escapes (and a trailing backslash) kept verbatim, unterminated quotes accepted); returns 1 and a new string in
  * *ret, 0 at the end (with *ret = NULL), or -ENOMEM. */
 int cmdline_extract_word(const char **p, char **ret);
 /* Splits a whole line into a new NULL-terminated array; returns 0 or -ENOMEM. */

@@ -175,7 +175,7 @@ int chase_below_root(const char *path, const char *root, char **ret) {
                 todo = n;
         }
 
-        char *r = strjoin(root ?: "", isempty(done) ? "/" : done);
+        char *r = isempty(done) ? strdup(isempty(root) ? "/" : root) : strjoin(root ?: "", done);
         if (!r)
                 return -ENOMEM;
         *ret = r;

@@ -1,0 +1,415 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* Mount units from fstab entries and from the command line, as systemd 252's fstab generator writes
+ * them, and the two fstab passes run in the initrd. */
+
+#include <libmount.h>
+#include <sys/statvfs.h>
+
+#include "cmdline.h"
+#include "devspec.h"
+#include "fileio.h"
+#include "generator.h"
+#include "mount-options.h"
+#include "parse-util.h"
+#include "root-generator.h"
+#include "strv.h"
+#include "unit-name.h"
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct libmnt_table *, mnt_unref_table);
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct libmnt_iter *, mnt_free_iter);
+
+static bool mount_point_is_api(const char *p) {
+        static const char *const api[] = {
+                "/proc", "/sys", "/dev", "/dev/shm", "/dev/pts", "/run", "/sys/kernel/security",
+                "/sys/fs/smackfs", "/sys/fs/cgroup", "/sys/fs/pstore", "/sys/firmware/efi/efivars",
+                "/sys/fs/bpf", "/dev/mqueue", "/dev/hugepages",
+        };
+        static const char *const ignored[] = {
+                "/sys/fs/selinux", "/dev/console", "/proc/kmsg", "/proc/sys", "/proc/sys/kernel/random/boot_id",
+                "/proc/sys/kernel/random/uuid", "/proc/sys/fs/binfmt_misc", "/sys/kernel/debug",
+                "/sys/kernel/tracing", "/sys/fs/fuse/connections", "/sys/kernel/config",
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(api); i++)
+                if (path_equal(p, api[i]))
+                        return true;
+        for (size_t i = 0; i < ELEMENTSOF(ignored); i++)
+                if (path_equal(p, ignored[i]))
+                        return true;
+        return !isempty(path_startswith(p, "/sys/fs/cgroup"));
+}
+
+static bool fstype_is_network(const char *t) {
+        static const char *const net[] = {
+                "afs", "ceph", "cifs", "smb3", "smbfs", "sshfs", "ncpfs", "ncp", "nfs", "nfs4", "gfs", "gfs2",
+                "glusterfs", "pvfs2", "ocfs2", "lustre", "davfs",
+        };
+
+        t = startswith(t, "fuse.") ?: t;
+        for (size_t i = 0; i < ELEMENTSOF(net); i++)
+                if (streq(t, net[i]))
+                        return true;
+        return false;
+}
+
+static bool detect_container(void) {
+        return getenv("container") || access("/run/systemd/container", F_OK) >= 0 ||
+               access("/.dockerenv", F_OK) >= 0 || access("/run/.containerenv", F_OK) >= 0;
+}
+
+/* Writes "<format with %1$s = the units>" for every value of the option, mangled into unit names. */
+static int write_dependency(FILE *f, const char *opts, const char *filter, const char *format) {
+        _cleanup_strv_free_ char **names = NULL, **units = NULL;
+        _cleanup_free_ char *res = NULL;
+        int r;
+
+        r = mount_options_filter(opts, filter, NULL, &names, NULL);
+        if (r < 0)
+                return log_oom();
+        for (char **s = names; s && *s; s++) {
+                char *x;
+
+                r = unit_name_mangle(*s, ".mount", &x);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to generate unit name: %m");
+                if (strv_consume(&units, x) < 0)
+                        return log_oom();
+        }
+        if (!units)
+                return 0;
+        res = strv_join(units, " ");
+        if (!res)
+                return log_oom();
+        fprintf(f, format, res);
+        return 0;
+}
+
+static int write_requires_mounts_for(FILE *f, const char *opts) {
+        _cleanup_strv_free_ char **paths = NULL;
+        _cleanup_free_ char *res = NULL, *esc = NULL;
+
+        if (mount_options_filter(opts, "x-systemd.requires-mounts-for\0", NULL, &paths, NULL) < 0)
+                return log_oom();
+        if (!paths)
+                return 0;
+        res = strv_join(paths, " ");
+        if (!res || !(esc = specifier_escape(res)))
+                return log_oom();
+        fprintf(f, "RequiresMountsFor=%s\n", esc);
+        return 0;
+}
+
+static int write_mount_timeout(FILE *f, const char *where, const char *opts) {
+        _cleanup_free_ char *timeout = NULL;
+        char buf[FORMAT_TIMESPAN_MAX];
+        usec_t u;
+        int r;
+
+        r = mount_options_filter(opts, "x-systemd.mount-timeout\0", &timeout, NULL, NULL);
+        if (r < 0)
+                return log_oom();
+        if (r == 0)
+                return 0;
+        if (!timeout || parse_sec_fix_0(timeout, &u) < 0) {
+                log_warning("Failed to parse timeout for %s, ignoring: %s", where, strna(timeout));
+                return 0;
+        }
+        fprintf(f, "TimeoutSec=%s\n", format_timespan(buf, sizeof(buf), u));
+        return 0;
+}
+
+static int write_escaped(FILE *f, const char *key, const char *value) {
+        _cleanup_free_ char *e = specifier_escape(value);
+
+        if (!e)
+                return log_oom();
+        fprintf(f, "%s=%s\n", key, e);
+        return 0;
+}
+
+static int write_options(FILE *f, const char *opts) {
+        if (isempty(opts) || streq(opts, "defaults"))
+                return 0;
+        return write_escaped(f, "Options", opts);
+}
+
+int add_mount(const char *source, const char *dest, const char *what, const char *where,
+              const char *original_where, const char *fstype, const char *opts, int passno,
+              MountFlags flags, const char *target_unit, bool sysroot_check) {
+        _cleanup_strv_free_ char **wanted_by = NULL, **required_by = NULL;
+        _cleanup_free_ char *name = NULL, *filtered = NULL, *nfs_opts = NULL;
+        _cleanup_unit_file_ UnitFile *u = NULL;
+        FILE *f;
+        int r;
+
+        if (streq_ptr(fstype, "autofs"))
+                return 0;
+        if (!strchr(where, '/')) {
+                log_warning("Mount point %s is not a valid path, ignoring.", where);
+                return 0;
+        }
+        if (mount_point_is_api(where))
+                return 0;
+
+        if (mount_options_filter(opts, "x-systemd.wanted-by\0", NULL, &wanted_by, NULL) < 0 ||
+            mount_options_filter(opts, "x-systemd.required-by\0", NULL, &required_by, NULL) < 0)
+                return log_oom();
+
+        if (path_equal(where, "/")) {
+                if (flags & MOUNT_NOAUTO)
+                        log_warning("Ignoring \"noauto\" option for root device");
+                if (flags & MOUNT_NOFAIL)
+                        log_warning("Ignoring \"nofail\" option for root device");
+                if (flags & MOUNT_AUTOMOUNT)
+                        log_warning("Ignoring \"automount\" option for root device");
+                wanted_by = strv_free(wanted_by);
+                required_by = strv_free(required_by);
+                flags &= ~(MOUNT_NOAUTO | MOUNT_NOFAIL | MOUNT_AUTOMOUNT);
+        }
+
+        if (sysroot_check) {
+                log_info("%s should be mounted in the initrd, will request daemon-reload.", where);
+                return 1;
+        }
+
+        /* Not implemented by foyer (documented): these would need extra units. */
+        if (flags & (MOUNT_AUTOMOUNT | MOUNT_MAKEFS | MOUNT_GROWFS)) {
+                log_warning("%s: x-systemd.automount, x-systemd.makefs and x-systemd.growfs are not supported by foyer, mounting directly.",
+                            where);
+                flags &= ~(MOUNT_AUTOMOUNT | MOUNT_MAKEFS | MOUNT_GROWFS);
+        }
+
+        r = unit_name_from_path(where, ".mount", &name);
+        if (r < 0)
+                return log_error_errno(r, "Failed to generate unit name for %s: %m", where);
+
+        r = generator_open_unit_file(dest, source, name, &u);
+        if (r < 0)
+                return r;
+        f = unit_file_stream(u);
+
+        fprintf(f, "[Unit]\nDocumentation=man:fstab(5) man:systemd-fstab-generator(8)\nSourcePath=%s\n", source);
+
+        /* NFS "bg" becomes systemd-managed "fg" with mount.nfs's long bg retry kept. */
+        if ((streq_ptr(fstype, "nfs") || streq_ptr(fstype, "nfs4")) && mount_options_test_yes_no(opts, "bg\0fg\0")) {
+                nfs_opts = strjoin("x-systemd.mount-timeout=infinity,retry=10000,nofail,", opts, ",fg");
+                if (!nfs_opts)
+                        return log_oom();
+                opts = nfs_opts;
+                flags |= MOUNT_NOFAIL;
+        }
+
+        if ((r = write_dependency(f, opts, "x-systemd.after\0", "After=%1$s\n")) < 0 ||
+            (r = write_dependency(f, opts, "x-systemd.requires\0", "After=%1$s\nRequires=%1$s\n")) < 0 ||
+            (r = write_dependency(f, opts, "x-systemd.before\0", "Before=%1$s\n")) < 0 ||
+            (r = write_requires_mounts_for(f, opts)) < 0)
+                return r;
+
+        if (!(flags & MOUNT_NOFAIL))
+                fprintf(f, "Before=%s\n", target_unit);
+
+        if (passno != 0) {
+                r = generator_write_fsck_deps(f, dest, what, where, fstype);
+                if (r < 0)
+                        return r;
+        }
+        r = generator_write_blockdev_dependency(f, what);
+        if (r < 0)
+                return r;
+
+        fprintf(f, "\n[Mount]\n");
+        if ((r = write_escaped(f, "What", what)) < 0)
+                return r;
+        if (original_where)
+                fprintf(f, "# Canonicalized from %s\n", original_where);
+        if ((r = write_escaped(f, "Where", where)) < 0)
+                return r;
+        if (!isempty(fstype) && !streq(fstype, "auto") && (r = write_escaped(f, "Type", fstype)) < 0)
+                return r;
+
+        r = generator_write_timeouts(dest, what, where, opts, &filtered);
+        if (r < 0)
+                return r;
+        if ((r = write_mount_timeout(f, where, opts)) < 0 || (r = write_options(f, filtered)) < 0)
+                return r;
+        if (flags & MOUNT_RW_ONLY)
+                fprintf(f, "ReadWriteOnly=yes\n");
+
+        r = generator_commit_unit_file(u, source);
+        if (r < 0)
+                return r;
+
+        if (!(flags & MOUNT_NOAUTO) && strv_isempty(wanted_by) && strv_isempty(required_by))
+                return generator_add_symlink(dest, target_unit, flags & MOUNT_NOFAIL ? "wants" : "requires", name);
+        for (char **s = wanted_by; s && *s; s++)
+                if ((r = generator_add_symlink(dest, *s, "wants", name)) < 0)
+                        return r;
+        for (char **s = required_by; s && *s; s++)
+                if ((r = generator_add_symlink(dest, *s, "requires", name)) < 0)
+                        return r;
+        return 0;
+}
+
+static int add_swap(const char *source, const char *dest, const char *what, const char *opts,
+                    MountFlags flags, bool swap_enabled, bool sysroot_check) {
+        _cleanup_free_ char *name = NULL;
+        _cleanup_unit_file_ UnitFile *u = NULL;
+        FILE *f;
+        int r;
+
+        if (!swap_enabled) {
+                log_info("Swap unit generation disabled on kernel command line, ignoring fstab swap entry for %s.", what);
+                return 0;
+        }
+        if (access("/proc/swaps", F_OK) < 0) {
+                log_info("Swap not supported, ignoring fstab swap entry for %s.", what);
+                return 0;
+        }
+        if (detect_container()) {
+                log_info("Running in a container, ignoring fstab swap entry for %s.", what);
+                return 0;
+        }
+        if (sysroot_check) {
+                log_info("%s should be enabled in the initrd, will request daemon-reload.", what);
+                return 1;
+        }
+
+        r = unit_name_from_path(what, ".swap", &name);
+        if (r < 0)
+                return log_error_errno(r, "Failed to generate unit name for %s: %m", what);
+        r = generator_open_unit_file(dest, source, name, &u);
+        if (r < 0)
+                return r;
+        f = unit_file_stream(u);
+        fprintf(f, "[Unit]\nDocumentation=man:fstab(5) man:systemd-fstab-generator(8)\nSourcePath=%s\n", source);
+        if ((r = generator_write_blockdev_dependency(f, what)) < 0)
+                return r;
+        fprintf(f, "\n[Swap]\n");
+        if ((r = write_escaped(f, "What", what)) < 0 || (r = write_options(f, opts)) < 0)
+                return r;
+        r = generator_commit_unit_file(u, source);
+        if (r < 0)
+                return r;
+        r = generator_write_timeouts(dest, what, what, opts, NULL);
+        if (r < 0)
+                return r;
+        if (flags & MOUNT_NOAUTO)
+                return 0;
+        return generator_add_symlink(dest, "swap.target", flags & MOUNT_NOFAIL ? "wants" : "requires", name);
+}
+
+static bool sys_is_read_only(void) {
+        struct statvfs st;
+        return statvfs("/sys", &st) >= 0 && (st.f_flag & ST_RDONLY);
+}
+
+static int fstab_parser_error(struct libmnt_table *tb, const char *filename, int line) {
+        log_warning("%s:%i: malformed fstab line, ignoring.", filename, line);
+        return 1; /* recoverable: skip the line */
+}
+
+static int handle_entry(const char *fstab, const char *dest, struct libmnt_fs *fs, bool sysroot,
+                        bool swap_enabled, bool sysroot_check) {
+        _cleanup_free_ char *what = NULL, *where = NULL, *canonical = NULL;
+        const char *source = mnt_fs_get_source(fs), *target = mnt_fs_get_target(fs);
+        const char *fstype = mnt_fs_get_fstype(fs), *opts = mnt_fs_get_options(fs) ?: "";
+        MountFlags flags = 0;
+        int r;
+
+        if (!source || !target)
+                return 0;
+        if (sysroot && !mount_options_test(opts, "x-initrd.mount\0") && !streq(target, "/usr"))
+                return 0;
+
+        if (devspec_to_node(source, DEVSPEC_NO_ID, &what) < 0)
+                return log_oom();
+        if (sys_is_read_only()) {
+                if (streq(what, "sysfs")) {
+                        log_info("Running in a container, ignoring fstab entry for %s.", what);
+                        return 0;
+                }
+                if (is_device_path(what)) {
+                        log_info("Running in a container, ignoring fstab device entry for %s.", what);
+                        return 0;
+                }
+        }
+
+        where = strdup(target);
+        if (!where)
+                return log_oom();
+        if (strchr(where, '/')) {
+                path_simplify(where);
+                r = chase_below_root(where, sysroot ? "/sysroot" : NULL, &canonical);
+                if (r < 0) {
+                        log_debug_errno(r, "Failed to read symlink target for %s, using as-is: %m", where);
+                        canonical = NULL;
+                } else if (streq(canonical, where)) {
+                        free(canonical);
+                        canonical = NULL;
+                }
+        }
+
+        if (mount_options_test_yes_no(opts, "noauto\0auto\0"))
+                flags |= MOUNT_NOAUTO;
+        if (mount_options_test_yes_no(opts, "nofail\0fail\0"))
+                flags |= MOUNT_NOFAIL;
+        if (mount_options_test(opts, "x-systemd.makefs\0"))
+                flags |= MOUNT_MAKEFS;
+        if (mount_options_test(opts, "x-systemd.growfs\0"))
+                flags |= MOUNT_GROWFS;
+
+        if (streq_ptr(fstype, "swap"))
+                return add_swap(fstab, dest, what, opts, flags, swap_enabled, sysroot_check);
+
+        if (mount_options_test(opts, "x-systemd.rw-only\0"))
+                flags |= MOUNT_RW_ONLY;
+        if (mount_options_test(opts, "comment=systemd.automount\0x-systemd.automount\0"))
+                flags |= MOUNT_AUTOMOUNT;
+
+        const char *target_unit = sysroot ? "initrd-fs.target" :
+                                  (mount_options_test(opts, "_netdev\0") || (fstype && fstype_is_network(fstype))) ?
+                                  "remote-fs.target" : "local-fs.target";
+
+        return add_mount(fstab, dest, what, canonical ?: where, canonical ? where : NULL, fstype, opts,
+                         mnt_fs_get_passno(fs), flags, target_unit, sysroot_check);
+}
+
+int parse_fstab(const char *dest, bool sysroot, bool swap_enabled, bool sysroot_check) {
+        _cleanup_(mnt_unref_tablep) struct libmnt_table *tb = NULL;
+        _cleanup_(mnt_free_iterp) struct libmnt_iter *it = NULL;
+        const char *fstab;
+        struct libmnt_fs *fs;
+        int r, ret = 0;
+
+        fstab = sysroot ? (getenv("SYSTEMD_SYSROOT_FSTAB") ?: "/sysroot/etc/fstab") :
+                          (secure_getenv("SYSTEMD_FSTAB") ?: "/etc/fstab");
+        log_debug("Parsing %s...", fstab);
+
+        if (access(fstab, F_OK) < 0) {
+                if (errno == ENOENT)
+                        return 0;
+                log_warning_errno(errno, "Failed to access %s, ignoring: %m", fstab);
+                return 0;
+        }
+
+        tb = mnt_new_table();
+        it = mnt_new_iter(MNT_ITER_FORWARD);
+        if (!tb || !it)
+                return log_oom();
+        mnt_table_set_parser_errcb(tb, fstab_parser_error);
+        r = mnt_table_parse_fstab(tb, fstab);
+        if (r < 0) {
+                log_warning_errno(r, "Failed to parse %s, ignoring: %m", fstab);
+                return 0;
+        }
+
+        while (mnt_table_next_fs(tb, it, &fs) == 0) {
+                r = handle_entry(fstab, dest, fs, sysroot, swap_enabled, sysroot_check);
+                if (sysroot_check && r > 0)
+                        return 1;
+                if (r < 0 && ret >= 0)
+                        ret = r;
+        }
+        return ret;
+}

@@ -1,0 +1,442 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* foyer-root-generator: sysroot.mount and friends from root=, rootfstype=, rootflags=, ro/rw, mount.usr*
+ * and roothash=/usrhash=, byte-compatible with systemd 252's systemd-fstab-generator in the initrd,
+ * plus dracut's rd.timeout=. Started as systemd-sysroot-fstab-check it performs the re-run check that
+ * initrd-parse-etc.service asks for. */
+
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <sys/wait.h>
+
+#include "cmdline.h"
+#include "devspec.h"
+#include "generator.h"
+#include "mount-options.h"
+#include "parse-util.h"
+#include "root-generator.h"
+#include "strv.h"
+#include "unit-name.h"
+
+typedef enum VolatileMode {
+        VOLATILE_NO,
+        VOLATILE_YES,
+        VOLATILE_STATE,
+        VOLATILE_OVERLAY,
+} VolatileMode;
+
+static char *arg_root_what, *arg_root_fstype, *arg_root_options, *arg_root_hash;
+static char *arg_usr_what, *arg_usr_fstype, *arg_usr_options, *arg_usr_hash;
+static char *arg_timeout; /* rd.timeout= as a JobRunningTimeoutSec= value */
+static int arg_root_rw = -1;
+static bool arg_fstab_enabled = true, arg_swap_enabled = true;
+static VolatileMode arg_volatile_mode = VOLATILE_NO;
+
+static void free_args(void) {
+        char **all[] = { &arg_root_what, &arg_root_fstype, &arg_root_options, &arg_root_hash,
+                         &arg_usr_what, &arg_usr_fstype, &arg_usr_options, &arg_usr_hash, &arg_timeout };
+
+        for (size_t i = 0; i < ELEMENTSOF(all); i++) {
+                free(*all[i]);
+                *all[i] = NULL;
+        }
+}
+
+/* One warning for values that would be unsafe to copy into a unit file, or that look mistyped.
+ * Returns false if the value must be ignored. */
+static bool check_value(const char *key, const char *value) {
+        if (string_has_cc(value)) {
+                log_warning("Ignoring %s=, its value contains control characters.", key);
+                return false;
+        }
+        for (const char *p = strchr(value, '\\'); p; p = strchr(p + 1, '\\'))
+                if (!(p[1] == 'x' && isxdigit((unsigned char) p[2]) && isxdigit((unsigned char) p[3]))) {
+                        log_warning("%s=%s contains an invalid escape sequence, using the backslash verbatim.",
+                                    key, value);
+                        break;
+                }
+        if ((streq(key, "root") || streq(key, "mount.usr")) && devspec_has_unknown_tag(value, 0)) {
+                size_t l = strcspn(value, "=");
+                log_warning("%s=%s uses the unknown tag %.*s=, using it verbatim as a path.", key, value,
+                            (int) l, value);
+        }
+        return true;
+}
+
+static int set_string(const char *key, const char *value, char **arg) {
+        if (cmdline_value_missing(key, value) || !check_value(key, value))
+                return 0;
+        if (free_and_strdup(arg, value) < 0)
+                return log_oom();
+        return 0;
+}
+
+static int append_string(const char *key, const char *value, char **arg) {
+        if (cmdline_value_missing(key, value) || !check_value(key, value))
+                return 0;
+        if (strextend_with_separator(arg, ",", value) < 0)
+                return log_oom();
+        return 0;
+}
+
+static int parse_cmdline_item(const char *key, const char *value, void *data) {
+        int r;
+
+        /* root=, rootfstype= and the usr counterparts: last one wins; rootflags= and mount.usrflags=
+         * accumulate. */
+        if (streq(key, "fstab") || streq(key, "rd.fstab")) {
+                r = value ? parse_boolean(value) : 1;
+                if (r < 0)
+                        log_warning("Failed to parse fstab switch %s. Ignoring.", value);
+                else
+                        arg_fstab_enabled = r;
+        } else if (streq(key, "root"))
+                return set_string(key, value, &arg_root_what);
+        else if (streq(key, "rootfstype"))
+                return set_string(key, value, &arg_root_fstype);
+        else if (streq(key, "rootflags"))
+                return append_string(key, value, &arg_root_options);
+        else if (streq(key, "roothash"))
+                return set_string(key, value, &arg_root_hash);
+        else if (streq(key, "mount.usr"))
+                return set_string(key, value, &arg_usr_what);
+        else if (streq(key, "mount.usrfstype"))
+                return set_string(key, value, &arg_usr_fstype);
+        else if (streq(key, "mount.usrflags"))
+                return append_string(key, value, &arg_usr_options);
+        else if (streq(key, "usrhash"))
+                return set_string(key, value, &arg_usr_hash);
+        else if (streq(key, "rw") && !value)
+                arg_root_rw = true;
+        else if (streq(key, "ro") && !value)
+                arg_root_rw = false;
+        else if (streq(key, "systemd.volatile")) {
+                if (!value)
+                        arg_volatile_mode = VOLATILE_YES;
+                else if (streq(value, "state"))
+                        arg_volatile_mode = VOLATILE_STATE;
+                else if (streq(value, "overlay"))
+                        arg_volatile_mode = VOLATILE_OVERLAY;
+                else if ((r = parse_boolean(value)) >= 0)
+                        arg_volatile_mode = r ? VOLATILE_YES : VOLATILE_NO;
+                else
+                        log_warning("Failed to parse systemd.volatile= argument: %s", value);
+        } else if (streq(key, "systemd.swap")) {
+                r = value ? parse_boolean(value) : 1;
+                if (r < 0)
+                        log_warning("Failed to parse systemd.swap switch %s. Ignoring.", value);
+                else
+                        arg_swap_enabled = r;
+        } else if (streq(key, "rd.timeout")) {
+                unsigned s;
+
+                if (cmdline_value_missing(key, value))
+                        return 0;
+                if (safe_atou(value, &s) < 0) {
+                        log_warning("Failed to parse rd.timeout=%s, expected seconds. Ignoring.", value);
+                        return 0;
+                }
+                free(arg_timeout);
+                if (asprintf(&arg_timeout, "%us", s) < 0) {
+                        arg_timeout = NULL;
+                        return log_oom();
+                }
+        }
+        return 0;
+}
+
+/* roothash=/usrhash= without root=/mount.usr= mean the verity device set up by veritysetup. */
+static int determine_device(char **what, const char *hash, const char *name) {
+        if (*what || !hash)
+                return 0;
+        if (asprintf(what, "/dev/mapper/%s", name) < 0) {
+                *what = NULL;
+                return log_oom();
+        }
+        log_info("Using verity %s device %s.", name, *what);
+        return 0;
+}
+
+static bool is_ip_prefix(const char *s, int family, char end) {
+        _cleanup_free_ char *a = NULL;
+        unsigned char buf[16];
+        const char *e = strchr(s, end);
+
+        if (!e)
+                return false;
+        a = strndup(s, e - s);
+        return a && inet_pton(family, a, buf) == 1;
+}
+
+static bool root_is_network(const char *what) {
+        const char *v6;
+
+        if (path_equal(what, "/dev/nfs") || streq(what, "dhcp") || streq(what, "dhcp6") ||
+            startswith(what, "nfs:") || startswith(what, "nfs4:"))
+                return true;
+        v6 = startswith(what, "[");
+        if (v6 && is_ip_prefix(v6, AF_INET6, ']'))
+                return true;
+        if (is_ip_prefix(what, AF_INET, ':'))
+                return true;
+        /* Any other absolute path outside /dev is an NFS export path. */
+        return what[0] == '/' && !path_startswith(what, "/dev");
+}
+
+/* foyer's rd.timeout=: how long the device job of what may run, unless opts sets its own timeout. */
+static int add_rd_timeout(const char *dest, const char *what, const char *opts) {
+        if (!arg_timeout || !is_device_path(what) ||
+            mount_options_test(opts, "x-systemd.device-timeout\0comment=systemd.device-timeout\0"))
+                return 0;
+        return generator_write_device_timeout(dest, what, 50, "foyer-root-timeout", arg_timeout);
+}
+
+static int add_sysroot_mount(const char *dest) {
+        _cleanup_free_ char *what = NULL, *opts = NULL;
+        const char *fstype;
+        bool default_rw;
+        int r;
+
+        if (!arg_root_what) {
+                log_debug("Could not find a root= entry on the kernel command line.");
+                return 0;
+        }
+        if (isempty(arg_root_what)) {
+                log_warning("root= is empty, not generating a mount for /sysroot.");
+                return 0;
+        }
+        if (streq(arg_root_what, "gpt-auto")) {
+                log_debug("Skipping root directory handling, as gpt-auto was requested.");
+                return 0;
+        }
+        if (startswith(arg_root_what, "cifs://") || startswith(arg_root_what, "iscsi:") ||
+            startswith(arg_root_what, "live:") || root_is_network(arg_root_what)) {
+                log_debug("Skipping root directory handling, as root on a network or live image was requested.");
+                return 0;
+        }
+
+        if (streq(arg_root_what, "tmpfs")) {
+                what = strdup("rootfs");
+                fstype = arg_root_fstype ?: "tmpfs";
+                default_rw = true;
+        } else {
+                if (devspec_to_node(arg_root_what, 0, &what) < 0)
+                        return log_oom();
+                fstype = arg_root_fstype;
+                default_rw = false;
+        }
+        if (!what)
+                return log_oom();
+
+        const char *rw = arg_root_rw > 0 || (arg_root_rw < 0 && default_rw) ? "rw" : "ro";
+        if (isempty(arg_root_options))
+                opts = strdup(rw);
+        else if (arg_root_rw >= 0 || !mount_options_test(arg_root_options, "ro\0rw\0"))
+                opts = strjoin(arg_root_options, ",", rw);
+        else
+                opts = strdup(arg_root_options);
+        if (!opts)
+                return log_oom();
+
+        if (streq_ptr(fstype, "tmpfs") && !mount_options_test(arg_root_options, "mode\0"))
+                if (strextend_with_separator(&opts, ",", "mode=0755") < 0)
+                        return log_oom();
+
+        log_debug("Found entry what=%s where=/sysroot type=%s opts=%s", what, strna(fstype), opts);
+
+        if (is_device_path(what)) {
+                r = generator_write_initrd_root_device_deps(dest, what);
+                if (r < 0)
+                        return r;
+        }
+
+        r = add_mount("/proc/cmdline", dest, what, "/sysroot", NULL, fstype, opts,
+                      is_device_path(what) ? 1 : 0, /* passno */
+                      0, "initrd-root-fs.target", false);
+        if (r < 0)
+                return r;
+        return add_rd_timeout(dest, what, opts);
+}
+
+/* Returns > 0 if a /usr mount was generated or is known to come from elsewhere. */
+static int add_sysroot_usr_mount(const char *dest) {
+        _cleanup_free_ char *what = NULL, *opts = NULL;
+        const char *rw = arg_root_rw > 0 ? "rw" : "ro";
+        int r;
+
+        if (!arg_usr_what && !arg_usr_fstype && !arg_usr_options)
+                return 0;
+
+        /* /usr differing from the root only in options (btrfs subvolumes): copy what is missing. */
+        if ((arg_root_what && !arg_usr_what && free_and_strdup(&arg_usr_what, arg_root_what) < 0) ||
+            (arg_root_fstype && !arg_usr_fstype && free_and_strdup(&arg_usr_fstype, arg_root_fstype) < 0) ||
+            (arg_root_options && !arg_usr_options && free_and_strdup(&arg_usr_options, arg_root_options) < 0))
+                return log_oom();
+
+        if (isempty(arg_usr_what)) {
+                log_debug("Could not find a mount.usr= entry on the kernel command line.");
+                return 0;
+        }
+        if (streq(arg_usr_what, "gpt-auto")) {
+                log_debug("Skipping /usr/ directory handling, as gpt-auto was requested.");
+                return 1;
+        }
+        if (path_equal(arg_usr_what, "/dev/nfs")) {
+                log_debug("Skipping /usr/ directory handling, as /dev/nfs was requested.");
+                return 1;
+        }
+
+        if (devspec_to_node(arg_usr_what, 0, &what) < 0)
+                return log_oom();
+
+        if (isempty(arg_usr_options))
+                opts = strdup(rw);
+        else if (!mount_options_test(arg_usr_options, "ro\0rw\0"))
+                opts = strjoin(arg_usr_options, ",", rw);
+        else
+                opts = strdup(arg_usr_options);
+        if (!opts)
+                return log_oom();
+
+        log_debug("Found entry what=%s where=/sysusr/usr type=%s opts=%s", what, strna(arg_usr_fstype), opts);
+
+        r = add_mount("/proc/cmdline", dest, what, "/sysusr/usr", NULL, arg_usr_fstype, opts,
+                      is_device_path(what) ? 1 : 0, 0, "initrd-usr-fs.target", false);
+        if (r < 0)
+                return r;
+
+        log_debug("Synthesizing entry what=/sysusr/usr where=/sysroot/usr opts=bind");
+        r = add_mount("/proc/cmdline", dest, "/sysusr/usr", "/sysroot/usr", NULL, NULL, "bind", 0, 0,
+                      "initrd-fs.target", false);
+        if (r < 0)
+                return r;
+
+        r = add_rd_timeout(dest, what, opts);
+        if (r < 0)
+                return r;
+        return 1;
+}
+
+static int add_sysroot_usr_mount_or_fallback(const char *dest) {
+        int r;
+
+        r = add_sysroot_usr_mount(dest);
+        if (r != 0)
+                return r;
+        /* No /usr mount: initrd-usr-fs.target is reached with the root file system. */
+        return generator_add_symlink(dest, "initrd-usr-fs.target", "requires", "sysroot.mount");
+}
+
+static int add_volatile_root(const char *dest) {
+        if (!IN_SET_ERRNO((int) arg_volatile_mode, VOLATILE_YES, VOLATILE_OVERLAY))
+                return 0;
+        return generator_add_symlink(dest, "initrd-root-fs.target", "requires",
+                                     ROOTLIBEXECDIR "/system/systemd-volatile-root.service");
+}
+
+static int parse_args(void) {
+        int r;
+
+        r = cmdline_parse(parse_cmdline_item, NULL, 0);
+        if (r < 0)
+                log_warning_errno(r, "Failed to parse kernel command line, ignoring: %m");
+        if (determine_device(&arg_root_what, arg_root_hash, "root") < 0 ||
+            determine_device(&arg_usr_what, arg_usr_hash, "usr") < 0)
+                return -ENOMEM;
+        return 0;
+}
+
+static int run(const char *dest, const char *dest_early, const char *dest_late) {
+        int r, r2 = 0, r3 = 0;
+
+        if (!in_initrd()) {
+                log_debug("Not running in the initrd, nothing to do.");
+                return 0;
+        }
+
+        r = parse_args();
+        if (r < 0)
+                goto finish;
+
+        r = add_sysroot_mount(dest);
+        r2 = add_sysroot_usr_mount_or_fallback(dest);
+        r3 = add_volatile_root(dest);
+        if (r >= 0)
+                r = r2 < 0 ? r2 : r3;
+
+        if (arg_fstab_enabled) {
+                r2 = parse_fstab(dest, false, arg_swap_enabled, false);
+                r3 = parse_fstab(dest, true, arg_swap_enabled, false);
+                if (r >= 0)
+                        r = r2 < 0 ? r2 : r3;
+        }
+finish:
+        free_args();
+        return r < 0 ? r : 0;
+}
+
+static int systemctl(const char *const *args) {
+        const char *exe = secure_getenv("FOYER_SYSTEMCTL") ?: "systemctl";
+        const char *argv[8] = { exe };
+        int status;
+        pid_t pid;
+
+        for (size_t i = 0; args[i] && i + 2 < ELEMENTSOF(argv); i++)
+                argv[i + 1] = args[i];
+
+        pid = fork();
+        if (pid < 0)
+                return log_error_errno(errno, "Failed to fork: %m");
+        if (pid == 0) {
+                execvp(exe, (char **) argv);
+                log_error_errno(errno, "Failed to execute %s: %m", exe);
+                _exit(EXIT_FAILURE);
+        }
+        if (waitpid(pid, &status, 0) < 0)
+                return log_error_errno(errno, "Failed to wait for %s: %m", exe);
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+                return log_error_errno(SYNTHETIC_ERRNO(EPROTO), "%s %s failed.", exe, args[0]);
+        return 0;
+}
+
+/* initrd-parse-etc.service: once /sysroot is mounted, reload if the host fstab has entries for the
+ * initrd, and queue initrd-fs.target and swap.target again so that the new units are started. */
+static int run_sysroot_check(int argc) {
+        int r;
+
+        if (argc > 1)
+                return log_error_errno(SYNTHETIC_ERRNO(EINVAL), "This program takes no arguments.");
+        if (!in_initrd())
+                return log_error_errno(SYNTHETIC_ERRNO(EPERM), "This program is only useful in the initrd.");
+
+        r = parse_args();
+        if (r < 0)
+                return r;
+        r = parse_fstab("/run/systemd/generator", true, arg_swap_enabled, true);
+        free_args();
+        if (r < 0)
+                return r;
+        if (r == 0) {
+                log_info("Nothing interesting found, not doing daemon-reload.");
+                return 0;
+        }
+
+        r = systemctl((const char *[]) { "daemon-reload", NULL });
+        if (r < 0)
+                return r;
+        return systemctl((const char *[]) { "--no-block", "start", "initrd-fs.target", "swap.target", NULL });
+}
+
+int main(int argc, char *argv[]) {
+        int r;
+
+        if (!streq(program_invocation_short_name, "systemd-sysroot-fstab-check"))
+                return generator_main(argc, argv, run);
+
+        log_set_target(LOG_TARGET_AUTO);
+        log_parse_environment();
+        log_open();
+        r = run_sysroot_check(argc);
+        log_close();
+        return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* Internals shared by root-generator.c (kernel command line) and root-fstab.c (fstab passes). */
+
+#include <stdbool.h>
+
+typedef enum MountFlags {
+        MOUNT_NOAUTO = 1 << 0,
+        MOUNT_NOFAIL = 1 << 1,
+        MOUNT_AUTOMOUNT = 1 << 2,
+        MOUNT_MAKEFS = 1 << 3,
+        MOUNT_GROWFS = 1 << 4,
+        MOUNT_RW_ONLY = 1 << 5,
+} MountFlags;
+
+/* Writes the .mount unit for what on where (and its target symlink) as systemd 252's fstab generator
+ * does. original_where is the fstab text when where was canonicalised (else NULL). In check mode
+ * (sysroot_check) nothing is written and 1 is returned for a qualifying entry. */
+int add_mount(const char *source, const char *dest, const char *what, const char *where,
+              const char *original_where, const char *fstype, const char *opts, int passno,
+              MountFlags flags, const char *target_unit, bool sysroot_check);
+
+/* Parses the initrd's own fstab ($SYSTEMD_FSTAB or /etc/fstab; sysroot = false) or the host's
+ * ($SYSTEMD_SYSROOT_FSTAB or /sysroot/etc/fstab; sysroot = true, only x-initrd.mount and /usr
+ * entries). Bad lines are logged with file:line and skipped. Returns 1 in check mode when an entry
+ * qualifies, else 0 or the first negative errno from writing. */
+int parse_fstab(const char *dest, bool sysroot, bool swap_enabled, bool sysroot_check);
