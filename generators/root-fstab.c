@@ -378,6 +378,7 @@ static int handle_entry(const char *fstab, const char *dest, struct libmnt_fs *f
 int parse_fstab(const char *dest, bool sysroot, bool swap_enabled, bool sysroot_check) {
         _cleanup_(mnt_unref_tablep) struct libmnt_table *tb = NULL;
         _cleanup_(mnt_free_iterp) struct libmnt_iter *it = NULL;
+        _cleanup_fclose_ FILE *f = NULL;
         const char *fstab;
         struct libmnt_fs *fs;
         int r, ret = 0;
@@ -386,10 +387,11 @@ int parse_fstab(const char *dest, bool sysroot, bool swap_enabled, bool sysroot_
                           (secure_getenv("SYSTEMD_FSTAB") ?: "/etc/fstab");
         log_debug("Parsing %s...", fstab);
 
-        if (access(fstab, F_OK) < 0) {
+        f = fopen(fstab, "re");
+        if (!f) {
                 if (errno == ENOENT)
                         return 0;
-                log_warning_errno(errno, "Failed to access %s, ignoring: %m", fstab);
+                log_warning_errno(errno, "Failed to open %s, ignoring: %m", fstab);
                 return 0;
         }
 
@@ -398,7 +400,8 @@ int parse_fstab(const char *dest, bool sysroot, bool swap_enabled, bool sysroot_
         if (!tb || !it)
                 return log_oom();
         mnt_table_set_parser_errcb(tb, fstab_parser_error);
-        r = mnt_table_parse_fstab(tb, fstab);
+        /* A stream, so that character devices such as /dev/null work too. */
+        r = mnt_table_parse_stream(tb, f, fstab);
         if (r < 0) {
                 log_warning_errno(r, "Failed to parse %s, ignoring: %m", fstab);
                 return 0;

@@ -1,0 +1,38 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# regen-golden.sh FOYER_GENERATOR CASEDIR [CASE...]
+#
+# Regenerates CASEDIR/NN-name.expected/ trees: from the host's systemd-fstab-generator for every case,
+# except the known differences listed in docs/kernel-command-line.md, which come from FOYER_GENERATOR
+# and must be reviewed by hand before committing. Exit statuses other than 0 are stored in NN-name.exit.
+set -eu
+
+foyer=$(realpath "$1")
+casedir=$(realpath "$2")
+shift 2
+systemd=/usr/lib/systemd/system-generators/systemd-fstab-generator
+here=$(dirname "$(realpath "$0")")
+source "$here/lib.sh"
+known=$(known_differences)
+
+if (($# > 0)); then cases=("$@"); else
+        cases=()
+        for c in "$casedir"/*.cmdline; do cases+=("$(basename "$c" .cmdline)"); done
+fi
+
+for c in "${cases[@]}"; do
+        gen=$systemd
+        grep -qxF "$c" <<<"$known" && gen=$foyer
+        rm -rf "${casedir:?}/$c.expected" "$casedir/$c.exit"
+        tmp=$(mktemp -d)
+        rc=$(run_case "$gen" "$casedir/$c" "$tmp/out")
+        normalise "$tmp/out" "$(basename "$gen")"
+        mv "$tmp/out" "$casedir/$c.expected"
+        rm -rf "$tmp"
+        for d in normal early late; do
+                [[ -n $(ls -A "$casedir/$c.expected/$d") ]] || touch "$casedir/$c.expected/$d/.gitkeep"
+        done
+        [[ $rc == 0 ]] || echo "$rc" >"$casedir/$c.exit"
+        echo "$c: $(basename "$gen") exit $rc"
+done
