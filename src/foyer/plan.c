@@ -164,6 +164,8 @@ const char *const plan_default_modules[] = {
         /* keyboards, for the passphrase prompt */
         "hid_generic", "usbhid", "atkbd", "i8042",
         "loop",
+        /* systemd (PID 1) loads it early for automount units */
+        "autofs4",
         NULL,
 };
 

@@ -11,9 +11,36 @@
 #include "resolve.h"
 #include "util.h"
 
+/* A .note.dlopen note in the shape systemd's ELF_NOTE_DLOPEN() macro emits, so that the reader's
+ * note parsing is tested on a real linked binary even where the host's binaries carry none. */
+#define DLOPEN_JSON "[{\"feature\":\"test\",\"description\":\"foyer test\",\"priority\":\"suggested\"," \
+                    "\"soname\":[\"libfoyer-test-a.so.1\",\"libfoyer-test-b.so.2\"]}]"
+__attribute__((used, section(".note.dlopen"), aligned(4))) static const struct {
+        uint32_t n_namesz, n_descsz, n_type;
+        char name[4];
+        char desc[ALIGN_TO(sizeof(DLOPEN_JSON), 4)];
+} dlopen_note = { 4, sizeof(DLOPEN_JSON), 0x407c0c0a, "FDO", DLOPEN_JSON };
+
+static int print_own_dlopen(void) {
+        _cleanup_(elf_file_freep) ElfFile *f = NULL;
+        int r;
+
+        r = elf_file_read("/proc/self/exe", &f);
+        if (r < 0) {
+                fprintf(stderr, "elf_file_read: %s\n", strerror(-r));
+                return EXIT_FAILURE;
+        }
+        STRV_FOREACH(s, f->dlopen)
+                printf("%s\n", *s);
+        return EXIT_SUCCESS;
+}
+
 int main(int argc, char *argv[]) {
         _cleanup_strv_free_ char **search_path = NULL;
         int r;
+
+        if (argc == 2 && streq(argv[1], "--own-dlopen-note"))
+                return print_own_dlopen();
 
         if (argc < 2) {
                 fprintf(stderr, "Usage: %s BINARY...\n", argv[0]);

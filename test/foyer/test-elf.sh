@@ -12,6 +12,13 @@ if ! compgen -G "$FOYER_GENERATOR_DIR/foyer-*" >/dev/null; then
         exit 77
 fi
 
+# The .note.dlopen parser, on the note test-elf carries itself.
+notes=$("$test_elf" --own-dlopen-note | tr '\n' ' ')
+if [ "$notes" != "libfoyer-test-a.so.1 libfoyer-test-b.so.2 " ]; then
+        echo "FAIL: .note.dlopen sonames: '$notes'"
+        exit 1
+fi
+
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$foyer" build --compress none -o "$tmp/image" 2>/dev/null
