@@ -3,6 +3,7 @@
 
 /* Parsers for the value syntaxes systemd uses on the kernel command line and in fstab options. */
 
+#include <stddef.h>
 #include <stdint.h>
 
 typedef uint64_t usec_t;

@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include "cmdline.h"
+#include "parse-util.h"
+#include "strv.h"
+#include "tests.h"
+
+static void do_split(const char *line, const char *joined_with_bar) {
+        _cleanup_strv_free_ char **l = NULL;
+        _cleanup_free_ char *j = NULL;
+
+        ASSERT_EQ(cmdline_split(line, &l), 0);
+        j = strv_join(l, "|");
+        ASSERT_STREQ(j, joined_with_bar);
+}
+
+TEST(cmdline_split) {
+        do_split("", "");
+        do_split("   \t\n", "");
+        do_split("root=/dev/sda2 ro", "root=/dev/sda2|ro");
+        do_split("  a   b\tc\n", "a|b|c");
+        do_split("root=LABEL=\"my root\" rw", "root=LABEL=my root|rw");
+        do_split("'a b' \"c d\"e", "a b|c de");
+        do_split("x=\"unterminated quote", "x=unterminated quote");
+        do_split("a\\ b", "a\\ b");                /* escapes are kept verbatim */
+        do_split("root=LABEL=a\\x20c", "root=LABEL=a\\x20c");
+        do_split("a\\\"b c", "a\\\"b|c");          /* an escaped quote does not open a quote */
+        do_split("trailing\\", "trailing\\");
+        do_split("\"a\\\"b\" c", "a\\\"b|c");
+        do_split("ä€=ü", "ä€=ü");
+}
+
+struct collect {
+        char *text;
+};
+
+static int collect_item(const char *key, const char *value, void *data) {
+        struct collect *c = data;
+        char *item = value ? strjoin(key, "=", value) : strjoin(key, "(flag)");
+
+        ASSERT_TRUE(item);
+        ASSERT_EQ(strextend_with_separator(&c->text, " ", item), 0);
+        free(item);
+        return 0;
+}
+
+static void do_parse(const char *line, bool initrd, CmdlineFlags flags, const char *expected) {
+        struct collect c = { .text = strdup("") };
+
+        setenv("SYSTEMD_IN_INITRD", initrd ? "1" : "0", 1);
+        ASSERT_EQ(cmdline_parse_given(line, collect_item, &c, flags), 0);
+        ASSERT_STREQ(c.text, expected);
+        free(c.text);
+}
+
+TEST(cmdline_parse_given_rd_rule) {
+        const char *line = "root=/dev/sda2 rd.fstab=no ro ro=1 rd.luks.uuid=X luks.uuid=Y a=b=c";
+
+        /* plain: rd. words vanish on the host and stay prefixed in the initrd */
+        do_parse(line, false, 0, "root=/dev/sda2 ro(flag) ro=1 luks.uuid=Y a=b=c");
+        do_parse(line, true, 0, "root=/dev/sda2 rd.fstab=no ro(flag) ro=1 rd.luks.uuid=X luks.uuid=Y a=b=c");
+        /* strip: rd.x is x in the initrd */
+        do_parse(line, true, CMDLINE_STRIP_RD_PREFIX,
+                 "root=/dev/sda2 fstab=no ro(flag) ro=1 luks.uuid=X luks.uuid=Y a=b=c");
+        do_parse(line, false, CMDLINE_STRIP_RD_PREFIX, "root=/dev/sda2 ro(flag) ro=1 luks.uuid=Y a=b=c");
+        /* strict: only rd. words in the initrd, only the others on the host */
+        do_parse(line, true, CMDLINE_STRIP_RD_PREFIX | CMDLINE_RD_STRICT, "fstab=no luks.uuid=X");
+        do_parse(line, false, CMDLINE_STRIP_RD_PREFIX | CMDLINE_RD_STRICT,
+                 "root=/dev/sda2 ro(flag) ro=1 luks.uuid=Y a=b=c");
+        do_parse("root= x=", true, 0, "root= x=");
+}
+
+TEST(in_initrd) {
+        setenv("SYSTEMD_IN_INITRD", "yes", 1);
+        ASSERT_TRUE(in_initrd());
+        setenv("SYSTEMD_IN_INITRD", "0", 1);
+        ASSERT_TRUE(!in_initrd());
+}
+
+TEST(cmdline_read_sources) {
+        char dir[] = "/tmp/test-cmdline-XXXXXX";
+        _cleanup_free_ char *line = NULL, *v = NULL;
+        FILE *f;
+
+        ASSERT_TRUE(mkdtemp(dir));
+        _cleanup_free_ char *a = strjoin(dir, "/20-b.conf"), *b = strjoin(dir, "/10-a.conf"),
+                            *c = strjoin(dir, "/30-ignored.txt");
+        ASSERT_TRUE((f = fopen(a, "w")));
+        fputs("# comment root=/dev/bad\nrootflags=two\n", f);
+        fclose(f);
+        ASSERT_TRUE((f = fopen(b, "w")));
+        fputs("root=/dev/conf rootflags=one\n", f);
+        fclose(f);
+        ASSERT_TRUE((f = fopen(c, "w")));
+        fputs("root=/dev/txt\n", f);
+        fclose(f);
+
+        setenv("FOYER_CMDLINE_DIR", dir, 1);
+        setenv("SYSTEMD_EFI_OPTIONS", "efi=1", 1);
+        setenv("SYSTEMD_PROC_CMDLINE", "root=/dev/kernel", 1);
+        ASSERT_EQ(cmdline_read(&line), 0);
+        ASSERT_STREQ(line, "root=/dev/conf rootflags=one rootflags=two efi=1 root=/dev/kernel");
+
+        ASSERT_EQ(cmdline_get_key("root", 0, &v), 1);
+        ASSERT_STREQ(v, "/dev/kernel");
+        free(v);
+        v = NULL;
+        ASSERT_EQ(cmdline_get_key("nonexistent", 0, &v), 0);
+        ASSERT_STREQ(v, NULL);
+
+        unlink(a);
+        unlink(b);
+        unlink(c);
+        rmdir(dir);
+        unsetenv("FOYER_CMDLINE_DIR");
+        unsetenv("SYSTEMD_EFI_OPTIONS");
+}
+
+TEST(cmdline_long) {
+        /* A 4 KiB line with hundreds of words. */
+        _cleanup_strv_free_ char **l = NULL;
+        _cleanup_free_ char *line = NULL;
+
+        for (int i = 0; i < 400; i++) {
+                char w[32];
+                snprintf(w, sizeof(w), "param%d=value%d", i, i);
+                ASSERT_EQ(strextend_with_separator(&line, " ", w), 0);
+        }
+        ASSERT_TRUE(strlen(line) > 4096);
+        ASSERT_EQ(cmdline_split(line, &l), 0);
+        ASSERT_EQ(strv_length(l), 400);
+        ASSERT_STREQ(l[399], "param399=value399");
+}
+
+TEST(parse_boolean) {
+        ASSERT_EQ(parse_boolean("yes"), 1);
+        ASSERT_EQ(parse_boolean("On"), 1);
+        ASSERT_EQ(parse_boolean("0"), 0);
+        ASSERT_EQ(parse_boolean("off"), 0);
+        ASSERT_EQ(parse_boolean("maybe"), -EINVAL);
+}
+
+TEST(timespan) {
+        char buf[FORMAT_TIMESPAN_MAX];
+        usec_t u;
+
+        ASSERT_EQ(parse_sec("90", &u), 0);
+        ASSERT_STREQ(format_timespan(buf, sizeof(buf), u), "1min 30s");
+        ASSERT_EQ(parse_sec("1min30s", &u), 0);
+        ASSERT_EQ(u, 90 * USEC_PER_SEC);
+        ASSERT_EQ(parse_sec("1.5", &u), 0);
+        ASSERT_STREQ(format_timespan(buf, sizeof(buf), u), "1.500000s");
+        ASSERT_EQ(parse_sec_fix_0("0", &u), 0);
+        ASSERT_STREQ(format_timespan(buf, sizeof(buf), u), "infinity");
+        ASSERT_EQ(parse_sec("5 min", &u), 0);
+        ASSERT_STREQ(format_timespan(buf, sizeof(buf), u), "5min");
+        ASSERT_EQ(parse_sec("abc", &u), -EINVAL);
+        ASSERT_EQ(parse_sec("", &u), -EINVAL);
+}
+
+TEST_MAIN()
