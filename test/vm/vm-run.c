@@ -15,6 +15,8 @@
  *   report SEC K=V...     wait for the FOYER-REPORT line and check each field against the
  *                         anchored ERE V
  *   poweroff SEC          wait for the machine to power itself off
+ *   sleep SEC             let the console run for SEC seconds (e.g. before typing at a prompt
+ *                         that flushes its input first)
  * Text matched by one step is consumed: the next step only looks at what came after it.
  */
 #include <errno.h>
@@ -38,7 +40,7 @@
 #define MAX_FAILS 16
 #define TAIL_LINES 60
 
-enum step_kind { STEP_EXPECT, STEP_SEND, STEP_REPORT, STEP_POWEROFF };
+enum step_kind { STEP_EXPECT, STEP_SEND, STEP_REPORT, STEP_POWEROFF, STEP_SLEEP };
 
 struct step {
         enum step_kind kind;
@@ -393,12 +395,13 @@ static void parse_script(const char *path) {
                         st.kind = STEP_SEND;
                         st.arg = strdup(rest);
                 } else if (strcmp(s, "expect") == 0 || strcmp(s, "report") == 0 ||
-                           strcmp(s, "poweroff") == 0) {
+                           strcmp(s, "poweroff") == 0 || strcmp(s, "sleep") == 0) {
                         char *end;
                         st.secs = strtod(rest, &end);
                         if (end == rest || st.secs <= 0)
                                 die("%s:%d: '%s' needs a number of seconds first", path, lineno, s);
-                        st.kind = s[0] == 'e' ? STEP_EXPECT : s[0] == 'r' ? STEP_REPORT : STEP_POWEROFF;
+                        st.kind = s[0] == 'e' ? STEP_EXPECT : s[0] == 'r' ? STEP_REPORT :
+                                  s[0] == 's' ? STEP_SLEEP : STEP_POWEROFF;
                         st.arg = strdup(trim(end));
                         if (st.kind == STEP_EXPECT && !*st.arg)
                                 die("%s:%d: expect needs a regex", path, lineno);
@@ -637,6 +640,14 @@ int main(int argc, char **argv) {
                         check_report(st->arg, st->secs, st->line);
                         fprintf(stderr, "vm-run: %6.1fs report ok\n", now() - t_start);
                         break;
+                case STEP_SLEEP: {
+                        double deadline = now() + st->secs;
+                        while (pump(deadline))
+                                check_fail_patterns();
+                        if (qemu_exited)
+                                fail("QEMU exited during sleep (script line %d)", st->line);
+                        break;
+                }
                 case STEP_POWEROFF: {
                         double deadline = now() + st->secs;
                         while (pump(deadline))
