@@ -16,6 +16,7 @@ casedir=$(realpath "$2")
 systemd=${3:-/usr/lib/systemd/system-generators/systemd-fstab-generator}
 here=$(dirname "$(realpath "$0")")
 source "$here/lib.sh"
+fake_fsck_bin
 
 if [[ ! -x $systemd ]]; then
         echo "SKIP: $systemd not found"
@@ -24,7 +25,7 @@ fi
 
 known=$(known_differences)
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap 'rm -rf "$tmp" "$fakebin"' EXIT
 failed=0 same=0 listed=0
 
 for c in "$casedir"/*.cmdline; do

@@ -14,6 +14,8 @@ shift 2
 systemd=/usr/lib/systemd/system-generators/systemd-fstab-generator
 here=$(dirname "$(realpath "$0")")
 source "$here/lib.sh"
+fake_fsck_bin
+trap 'rm -rf "$fakebin"' EXIT
 known=$(known_differences)
 
 if (($# > 0)); then cases=("$@"); else

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
+#include <blkid.h>
+
 #include "devspec.h"
 #include "tests.h"
 
@@ -59,6 +61,31 @@ TEST(path_startswith) {
         ASSERT_STREQ(path_startswith("dev/x", "/dev"), NULL);
         ASSERT_TRUE(path_equal("/dev//nfs/", "/dev/nfs"));
         ASSERT_TRUE(!path_equal("/dev/nfs2", "/dev/nfs"));
+}
+
+/* libblkid implements the same udev encoding; both must agree on arbitrary bytes, including invalid,
+ * overlong and surrogate UTF-8 sequences. */
+TEST(udev_encode_string_vs_blkid) {
+        static const unsigned char pieces[][5] = {
+                "a", "Z", "9", " ", "/", "\\", "#", "+", "-", ".", ":", "=", "@", "_", "%", "'", "\"", "\t",
+                "\xc3\xa4", "\xe2\x82\xac", "\xf0\x9f\x98\x80", "\xc0\xaf", "\xed\xa0\x80", "\xff", "\xc3",
+                "\xe2\x82", "\x7f", "\xf4\x90\x80\x80",
+        };
+        unsigned seed = 7, n = 0;
+
+        for (int i = 0; i < 500; i++) {
+                char s[64] = "", theirs[512];
+                _cleanup_free_ char *ours = NULL;
+                unsigned len = 1 + (unsigned) rand_r(&seed) % 8;
+
+                for (unsigned j = 0; j < len; j++)
+                        strcat(s, (const char *) pieces[(unsigned) rand_r(&seed) % ELEMENTSOF(pieces)]);
+                ASSERT_EQ(udev_encode_string(s, &ours), 0);
+                ASSERT_EQ(blkid_encode_string(s, theirs, sizeof(theirs)), 0);
+                ASSERT_STREQ(ours, theirs);
+                n++;
+        }
+        fprintf(stderr, "%u strings encoded like libblkid\n", n);
 }
 
 TEST_MAIN()
