@@ -134,6 +134,44 @@ static int write_options(FILE *f, const char *opts) {
         return write_escaped(f, "Options", opts);
 }
 
+/* The .automount for where; the target pulls in the automount instead of the mount. */
+static int add_automount(const char *source, const char *dest, const char *where, const char *opts,
+                         MountFlags flags, const char *target_unit) {
+        _cleanup_free_ char *name = NULL, *timeout = NULL;
+        _cleanup_unit_file_ UnitFile *u = NULL;
+        char buf[FORMAT_TIMESPAN_MAX];
+        FILE *f;
+        usec_t usec;
+        int r;
+
+        r = unit_name_from_path(where, ".automount", &name);
+        if (r < 0)
+                return log_error_errno(r, "Failed to generate unit name for %s: %m", where);
+        r = generator_open_unit_file(dest, source, name, &u);
+        if (r < 0)
+                return r;
+        f = unit_file_stream(u);
+        fprintf(f, "[Unit]\nSourcePath=%s\nDocumentation=man:fstab(5) man:systemd-fstab-generator(8)\n\n[Automount]\n",
+                source);
+        if ((r = write_escaped(f, "Where", where)) < 0)
+                return r;
+
+        r = mount_options_filter(opts, "x-systemd.idle-timeout\0", &timeout, NULL, NULL);
+        if (r < 0)
+                return log_oom();
+        if (r > 0) {
+                if (!timeout || parse_sec(timeout, &usec) < 0)
+                        log_warning("Failed to parse idle timeout for %s, ignoring: %s", where, strna(timeout));
+                else
+                        fprintf(f, "TimeoutIdleSec=%s\n", format_timespan(buf, sizeof(buf), usec));
+        }
+
+        r = generator_commit_unit_file(u, source);
+        if (r < 0)
+                return r;
+        return generator_add_symlink(dest, target_unit, flags & MOUNT_NOFAIL ? "wants" : "requires", name);
+}
+
 int add_mount(const char *source, const char *dest, const char *what, const char *where,
               const char *original_where, const char *fstype, const char *opts, int passno,
               MountFlags flags, const char *target_unit, bool sysroot_check) {
@@ -171,13 +209,6 @@ int add_mount(const char *source, const char *dest, const char *what, const char
         if (sysroot_check) {
                 log_info("%s should be mounted in the initrd, will request daemon-reload.", where);
                 return 1;
-        }
-
-        /* Not implemented by foyer (documented): these would need extra units. */
-        if (flags & (MOUNT_AUTOMOUNT | MOUNT_MAKEFS | MOUNT_GROWFS)) {
-                log_warning("%s: x-systemd.automount, x-systemd.makefs and x-systemd.growfs are not supported by foyer, mounting directly.",
-                            where);
-                flags &= ~(MOUNT_AUTOMOUNT | MOUNT_MAKEFS | MOUNT_GROWFS);
         }
 
         r = unit_name_from_path(where, ".mount", &name);
@@ -239,6 +270,14 @@ int add_mount(const char *source, const char *dest, const char *what, const char
         r = generator_commit_unit_file(u, source);
         if (r < 0)
                 return r;
+
+        if ((flags & MOUNT_MAKEFS) && (r = generator_hook_up_mkfs(dest, what, where, fstype)) < 0)
+                return r;
+        if ((flags & MOUNT_GROWFS) && (r = generator_hook_up_growfs(dest, where, target_unit)) < 0)
+                return r;
+
+        if (flags & MOUNT_AUTOMOUNT)
+                return add_automount(source, dest, where, opts, flags, target_unit);
 
         if (!(flags & MOUNT_NOAUTO) && strv_isempty(wanted_by) && strv_isempty(required_by))
                 return generator_add_symlink(dest, target_unit, flags & MOUNT_NOFAIL ? "wants" : "requires", name);
@@ -340,6 +379,10 @@ static int handle_entry(const char *fstab, const char *dest, struct libmnt_fs *f
                 return log_oom();
         if (strchr(where, '/')) {
                 path_simplify(where);
+                if (!path_is_safe(where)) {
+                        log_warning("%s: mount point %s contains \"..\", ignoring.", fstab, where);
+                        return 0;
+                }
                 r = chase_below_root(where, sysroot ? "/sysroot" : NULL, &canonical);
                 if (r < 0) {
                         log_debug_errno(r, "Failed to read symlink target for %s, using as-is: %m", where);

@@ -155,12 +155,17 @@ int chase_below_root(const char *path, const char *root, char **ret) {
                         return -ENOMEM;
                 k = readlink(full, target, sizeof(target) - 1);
                 if (k < 0) {
-                        /* Missing or not a symlink: take the component as is. */
                         if (!IN_SET_ERRNO(errno, ENOENT, EINVAL, ENOTDIR))
                                 return -errno;
                         if (strextend_with_separator(&done, "", "/") < 0 ||
                             strextend_with_separator(&done, "", comp) < 0)
                                 return -ENOMEM;
+                        /* Missing: like systemd's CHASE_NONEXISTENT, the rest is taken verbatim. */
+                        if (errno != EINVAL) {
+                                if (strextend_with_separator(&done, "", todo) < 0)
+                                        return -ENOMEM;
+                                break;
+                        }
                         continue;
                 }
                 if (++follows > 32)

@@ -17,8 +17,9 @@ int mkdir_parents(const char *path, mode_t mode);
 /* Writes text (plus a newline if it lacks one) to path through a temporary file and rename(), replacing
  * any existing file; a reader sees either the old or the complete new content. */
 int write_string_file_atomic(const char *path, const char *text);
-/* Resolves path below root (symlinks stay inside root, missing components allowed); returns 0 and the
- * resolved path including the root prefix in *ret, or a negative errno. */
+/* Resolves path below root (symlinks stay inside root); from the first missing component on, the rest is
+ * appended verbatim (systemd's CHASE_NONEXISTENT). Returns 0 and the resolved path including the root
+ * prefix in *ret, or a negative errno. */
 int chase_below_root(const char *path, const char *root, char **ret);
 /* Finds name in $PATH (or takes it as is if it contains '/'); returns 0 with the full path, or -ENOENT. */
 int find_executable(const char *name, char **ret);

@@ -39,7 +39,7 @@ int generator_main(int argc, char *argv[],
 static int log_unit_error(int r, const char *path, const char *source) {
         if (r == -EEXIST)
                 return log_error_errno(r, "Failed to create unit file '%s', as it already exists. Duplicate entry in '%s'?",
-                                       path, source);
+                                       path, strna(source));
         return log_error_errno(r, "Failed to create unit file '%s': %m", path);
 }
 
@@ -270,4 +270,97 @@ int generator_write_initrd_root_device_deps(const char *dir, const char *what) {
         if (r < 0)
                 return log_error_errno(r, "Failed to write initrd-root-device.target drop-in: %m");
         return 0;
+}
+
+int generator_hook_up_mkfs(const char *dir, const char *what, const char *where, const char *type) {
+        _cleanup_free_ char *node = NULL, *unit = NULL, *escaped = NULL, *where_unit = NULL;
+        _cleanup_unit_file_ UnitFile *u = NULL;
+        int r;
+
+        if (isempty(type) || streq(type, "auto")) {
+                log_warning("Cannot format %s, its file system type is not specified, ignoring x-systemd.makefs.", what);
+                return 0;
+        }
+        if (devspec_to_node(what, DEVSPEC_NO_ID, &node) < 0)
+                return log_oom();
+        r = unit_name_from_path_instance("systemd-makefs", node, ".service", &unit);
+        if (r < 0)
+                return log_error_errno(r, "Failed to make unit instance name from path \"%s\": %m", node);
+        escaped = cescape(node);
+        if (!escaped)
+                return log_oom();
+        r = unit_name_from_path(where, ".mount", &where_unit);
+        if (r < 0)
+                return log_error_errno(r, "Failed to make unit name from path \"%s\": %m", where);
+
+        r = generator_open_unit_file(dir, NULL, unit, &u);
+        if (r < 0)
+                return r;
+        /* fsck may or may not be used: order before both it and the mount. */
+        fprintf(unit_file_stream(u),
+                "[Unit]\n"
+                "Description=Make File System on %%f\n"
+                "Documentation=man:systemd-makefs@.service(8)\n"
+                "DefaultDependencies=no\n"
+                "BindsTo=%%i.device\n"
+                "Conflicts=shutdown.target\n"
+                "After=%%i.device\n"
+                "Before=shutdown.target systemd-fsck@%%i.service %s\n"
+                "\n"
+                "[Service]\n"
+                "Type=oneshot\n"
+                "RemainAfterExit=yes\n"
+                "ExecStart=" ROOTLIBEXECDIR "/systemd-makefs %s %s\n"
+                "TimeoutSec=0\n",
+                where_unit, type, escaped);
+        r = generator_commit_unit_file(u, NULL);
+        if (r < 0)
+                return r;
+        return generator_add_symlink(dir, where_unit, "requires", unit);
+}
+
+int generator_hook_up_growfs(const char *dir, const char *where, const char *target) {
+        _cleanup_free_ char *unit = NULL, *escaped = NULL, *where_unit = NULL;
+        _cleanup_unit_file_ UnitFile *u = NULL;
+        FILE *f;
+        int r;
+
+        escaped = cescape(where);
+        if (!escaped)
+                return log_oom();
+        r = unit_name_from_path_instance("systemd-growfs", where, ".service", &unit);
+        if (r < 0)
+                return log_error_errno(r, "Failed to make unit instance name from path \"%s\": %m", where);
+        r = unit_name_from_path(where, ".mount", &where_unit);
+        if (r < 0)
+                return log_error_errno(r, "Failed to make unit name from path \"%s\": %m", where);
+
+        r = generator_open_unit_file(dir, NULL, unit, &u);
+        if (r < 0)
+                return r;
+        f = unit_file_stream(u);
+        fprintf(f,
+                "[Unit]\n"
+                "Description=Grow File System on %%f\n"
+                "Documentation=man:systemd-growfs@.service(8)\n"
+                "DefaultDependencies=no\n"
+                "BindsTo=%%i.mount\n"
+                "Conflicts=shutdown.target\n"
+                "After=systemd-repart.service %%i.mount\n"
+                "Before=shutdown.target%s%s\n",
+                target ? " " : "", strempty(target));
+        if (path_equal(where, "/"))
+                fprintf(f, "After=systemd-remount-fs.service\n");
+        fprintf(f,
+                "\n"
+                "[Service]\n"
+                "Type=oneshot\n"
+                "RemainAfterExit=yes\n"
+                "ExecStart=" ROOTLIBEXECDIR "/systemd-growfs %s\n"
+                "TimeoutSec=0\n",
+                escaped);
+        r = generator_commit_unit_file(u, NULL);
+        if (r < 0)
+                return r;
+        return generator_add_symlink(dir, where_unit, "wants", unit);
 }

@@ -25,7 +25,7 @@ int generator_main(int argc, char *argv[], int (*run)(const char *dest, const ch
                 return generator_main(argc, argv, (run)); \
         }
 
-/* Opens unit name in dir (see unit_file_open()); a duplicate logs "Failed to create unit file ..., as
+/* Opens unit name in dir (see unit_file_open()); source (may be NULL) names the input in messages; a duplicate logs "Failed to create unit file ..., as
  * it already exists. Duplicate entry in '<source>'?". */
 int generator_open_unit_file(const char *dir, const char *source, const char *name, UnitFile **ret);
 /* Commits u (see unit_file_commit()), logging failures with the same duplicate message. */
@@ -51,3 +51,9 @@ int generator_write_device_timeout(const char *dir, const char *what, unsigned l
                                    const char *timeout);
 /* Writes initrd-root-device.target.d/50-root-device.conf requiring and ordering after what's device. */
 int generator_write_initrd_root_device_deps(const char *dir, const char *what);
+/* Writes systemd-makefs@<what>.service (format what as type before where's mount) and hooks it into
+ * <where>.mount.requires/. A missing or "auto" type is logged and ignored. */
+int generator_hook_up_mkfs(const char *dir, const char *what, const char *where, const char *type);
+/* Writes systemd-growfs@<where>.service ordered before target (may be NULL) and hooks it into
+ * <where>.mount.wants/. */
+int generator_hook_up_growfs(const char *dir, const char *where, const char *target);
