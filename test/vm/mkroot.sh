@@ -92,14 +92,15 @@ grep -Eq 'not cleanly unmounted|check forced|FILE SYSTEM WAS MODIFIED' <<<"$fsck
 failed=$(systemctl list-units --state=failed --no-legend --plain 2>/dev/null | awk '{ print $1 }' | grep -v '^foyer-report' || true)
 nfailed=$(grep -c . <<<"$failed" || true)
 
+# Details first: the harness stops the machine as soon as it has the report line.
+if [[ $fsck_lines -gt 0 ]]; then
+        sed 's/^/FOYER-FSCK: /' <<<"$fsck_log"
+fi
 echo "FOYER-REPORT root=reached rw=$rw fstype=$fstype src=$src subvol=${subvol:--}" \
      "usr=$usr fstab_root=${fstab_root:--} fstab_usr=${fstab_usr:--}" \
      "initrd_ms=$initrd_ms userspace_ms=$userspace_ms initrd_journal=$initrd_journal" \
      "fsck_lines=$fsck_lines fsck_fixed=$fsck_fixed failed_units=$nfailed" \
      "failed=$(tr '\n' ',' <<<"$failed" | sed 's/,$//; s/^$/-/')"
-if [[ $fsck_lines -gt 0 ]]; then
-        sed 's/^/FOYER-FSCK: /' <<<"$fsck_log"
-fi
 systemctl --no-block poweroff
 EOF
 
