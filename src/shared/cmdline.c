@@ -260,3 +260,16 @@ bool cmdline_value_missing(const char *key, const char *value) {
         log_warning("Missing argument for %s= kernel command line switch, ignoring.", key);
         return true;
 }
+
+bool cmdline_key_streq(const char *x, const char *y) {
+        for (;; x++, y++) {
+                bool dx = *x == '-' || *x == '_', dy = *y == '-' || *y == '_';
+
+                if (dx && dy)
+                        continue;
+                if (*x != *y)
+                        return false;
+                if (*x == 0)
+                        return true;
+        }
+}

@@ -34,6 +34,10 @@ int cmdline_parse(cmdline_parse_t parse_item, void *data, CmdlineFlags flags);
  * word), 0 if absent, or a negative errno. */
 int cmdline_get_key(const char *key, CmdlineFlags flags, char **ret);
 
+/* Compares command-line keys treating '-' and '_' as equal (systemd's proc_cmdline_key_streq(), used for
+ * keys like systemd.debug_shell and systemd.gpt_auto). */
+bool cmdline_key_streq(const char *x, const char *y);
+
 /* True if a key that needs a value came without one; then logs the standard warning. */
 bool cmdline_value_missing(const char *key, const char *value);
 

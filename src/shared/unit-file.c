@@ -144,6 +144,20 @@ int unit_file_add_symlink(const char *dir, const char *target, const char *dep_t
         return 0;
 }
 
+int unit_file_add_mask(const char *dir, const char *unit) {
+        _cleanup_free_ char *p = strjoin(dir, "/", unit);
+        int r;
+
+        if (!p)
+                return -ENOMEM;
+        r = mkdir_p(dir, 0755);
+        if (r < 0)
+                return r;
+        if (symlink("/dev/null", p) < 0 && errno != EEXIST)
+                return -errno;
+        return 0;
+}
+
 int unit_file_write_dropin(const char *dir, const char *unit, unsigned level, const char *name,
                            const char *body) {
         _cleanup_free_ char *path = NULL, *text = NULL;

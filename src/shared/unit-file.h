@@ -31,6 +31,8 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(UnitFile *, unit_file_free);
 /* Creates dir/<target>.<dep_type>/<basename(src)> pointing to "../src", or to src if it is absolute;
  * an existing link is fine. Returns 0 or a negative errno. */
 int unit_file_add_symlink(const char *dir, const char *target, const char *dep_type, const char *src);
+/* Masks unit by creating dir/<unit> as a symlink to /dev/null; an existing mask is fine. */
+int unit_file_add_mask(const char *dir, const char *unit);
 /* Writes body to dir/<unit>.d/<NN>-<name>.conf atomically (replacing an older one), adding a trailing
  * newline if body lacks one; the caller writes its own header line(s). Returns 0 or a negative errno. */
 int unit_file_write_dropin(const char *dir, const char *unit, unsigned level, const char *name,

@@ -132,6 +132,13 @@ TEST(cmdline_long) {
         ASSERT_STREQ(l[399], "param399=value399");
 }
 
+TEST(cmdline_key_streq) {
+        ASSERT_TRUE(cmdline_key_streq("systemd.debug_shell", "systemd.debug-shell"));
+        ASSERT_TRUE(cmdline_key_streq("a-b_c", "a_b-c"));
+        ASSERT_TRUE(!cmdline_key_streq("a-b", "a.b"));
+        ASSERT_TRUE(!cmdline_key_streq("root", "rootflags"));
+}
+
 TEST(parse_boolean) {
         ASSERT_EQ(parse_boolean("yes"), 1);
         ASSERT_EQ(parse_boolean("On"), 1);

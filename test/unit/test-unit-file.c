@@ -135,6 +135,26 @@ static void do_unit_file_add_symlink(void) {
         ASSERT_STREQ(target, "/lib/systemd/system/systemd-volatile-root.service");
 }
 
+static void do_unit_file_add_mask(void);
+TEST(unit_file_add_mask) {
+        new_dir();
+        do_unit_file_add_mask();
+}
+
+static void do_unit_file_add_mask(void) {
+        _cleanup_free_ char *p = path_in("sub/foo.service");
+        char target[PATH_MAX];
+        ssize_t k;
+
+        _cleanup_free_ char *sub = path_in("sub");
+        ASSERT_EQ(unit_file_add_mask(sub, "foo.service"), 0);
+        ASSERT_EQ(unit_file_add_mask(sub, "foo.service"), 0);
+        k = readlink(p, target, sizeof(target) - 1);
+        ASSERT_TRUE(k > 0);
+        target[k] = 0;
+        ASSERT_STREQ(target, "/dev/null");
+}
+
 static void do_unit_file_write_dropin(void);
 TEST(unit_file_write_dropin) {
         new_dir();
