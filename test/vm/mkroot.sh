@@ -101,7 +101,7 @@ echo "FOYER-REPORT root=reached rw=$rw fstype=$fstype src=$src subvol=${subvol:-
      "initrd_ms=$initrd_ms userspace_ms=$userspace_ms initrd_journal=$initrd_journal" \
      "fsck_lines=$fsck_lines fsck_fixed=$fsck_fixed failed_units=$nfailed" \
      "failed=$(tr '\n' ',' <<<"$failed" | sed 's/,$//; s/^$/-/')"
-systemctl --no-block poweroff
+systemctl --no-block --check-inhibitors=no poweroff
 EOF
 
 cat > "$t/etc/systemd/system/foyer-report.service" <<'EOF'
