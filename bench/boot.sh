@@ -32,8 +32,8 @@ build_foyer "$builddir" >/dev/null
 echo "building images for $kver ..."
 FOYER_GENERATOR_DIR=$builddir/generators FOYER_UNIT_DIR=$topdir/units \
         "$builddir/src/foyer/foyer" build -o "$out/foyer.img" --kver "$kver" --compress zstd >/dev/null
-if [[ ! -s $out/dracut.img ]]; then
-        dracut --quiet --force --no-hostonly --kver "$kver" "$out/dracut.img"
+if [[ ! -s $out/dracut-$kver.img ]]; then
+        dracut --quiet --force --no-hostonly --kver "$kver" "$out/dracut-$kver.img"
 fi
 tree=$(test/vm/mkroot.sh "$builddir/vm-cache")
 disk=$(test/vm/mkdisk.sh "$builddir/vm-cache" "$tree" ext4)
@@ -58,7 +58,7 @@ measure() {
 
 declare -A total
 names=(foyer dracut initramfs-tools)
-declare -A image=([foyer]=$out/foyer.img [dracut]=$out/dracut.img [initramfs-tools]=/boot/initrd.img-$kver)
+declare -A image=([foyer]=$out/foyer.img [dracut]=$out/dracut-$kver.img [initramfs-tools]=/boot/initrd.img-$kver)
 for ((r = 1; r <= runs; r++)); do
         for n in "${names[@]}"; do
                 log=$out/$n-$r.log
