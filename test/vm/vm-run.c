@@ -65,7 +65,7 @@ static struct {
         .timeout = 600,
         .smp = 1,
         .mem = 1024,
-        .qemu = "qemu-system-x86_64",
+        .qemu = "qemu-system-x86_64",   /* $FOYER_VM_QEMU overrides (the harness self-test) */
 };
 
 /* Console text with CRs and escape sequences removed, for matching and the failure tail. */
@@ -104,6 +104,7 @@ static void *xrealloc(void *p, size_t n) {
 
 static void kill_qemu(void) {
         if (qemu_pid > 0 && !qemu_exited) {
+                kill(-qemu_pid, SIGKILL);       /* its process group: QEMU, or a fake's children */
                 kill(qemu_pid, SIGKILL);
                 waitpid(qemu_pid, &qemu_status, 0);
                 qemu_exited = true;
@@ -471,6 +472,7 @@ static pid_t spawn_qemu(const char *accel, const char *initrd, const char *appen
                 fprintf(stderr, "vm-run: cannot run %s: %m\n", argv[0]);
                 _exit(127);
         }
+        setpgid(pid, pid);      /* also here: no race with the child's own setpgid() */
         close(pin[0]);
         close(pout[1]);
         *in = pin[1];
@@ -545,8 +547,10 @@ static const char *probe_accel(void) {
 }
 
 static void on_signal(int sig) {
-        if (qemu_pid > 0)
+        if (qemu_pid > 0) {
+                kill(-qemu_pid, SIGKILL);
                 kill(qemu_pid, SIGKILL);
+        }
         signal(sig, SIG_DFL);
         raise(sig);
 }
@@ -598,6 +602,9 @@ int main(int argc, char **argv) {
         if (optind != argc - 1 || !cfg.kernel)
                 usage();
 
+        const char *q = getenv("FOYER_VM_QEMU");
+        if (q && *q)
+                cfg.qemu = q;
         cfg.fails[cfg.n_fails++] = strdup("Kernel panic - not syncing");
         parse_script(argv[optind]);
         if (extra_append)

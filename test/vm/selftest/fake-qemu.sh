@@ -1,0 +1,18 @@
+#!/bin/bash
+# A stand-in for qemu-system-x86_64 that plays a scripted console, for vm-run's self-test.
+# FAKE_MODE: pass (boot, prompt, echo a command, report), panic, hang, exit.
+printf '[    0.000000] Linux version 6.1.0 (fake)\r\n'
+printf '\033[0;32m  OK  \033[0m] Reached target \033[0;1;39minitrd.target\033[0m.\r\n'
+case ${FAKE_MODE:-pass} in
+panic) printf '[    1.0] Kernel panic - not syncing: Attempted to kill init!\r\n'; sleep 30 ;;
+hang)  sleep 30 ;;
+exit)  exit 0 ;;
+esac
+printf 'Press Enter for maintenance\r\n(or press Control-D to continue): '
+IFS= read -r -d $'\r' _
+printf '\r\nsh-5.2# '
+IFS= read -r -d $'\r' cmd
+printf '%s\r\n' "$cmd"
+eval "$cmd" | sed 's/$/\r/'
+printf 'FOYER-REPORT root=reached rw=1 fstype=ext4 initrd_ms=1234 failed_units=0\r\n'
+sleep 30
