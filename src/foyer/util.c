@@ -2,73 +2,9 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <sys/stat.h>
 
 #include "util.h"
-
-char *strjoin_internal(const char *first, ...) {
-        va_list ap;
-        size_t l = 0;
-        char *r, *p;
-
-        va_start(ap, first);
-        for (const char *s = first; s; s = va_arg(ap, const char *))
-                l += strlen(s);
-        va_end(ap);
-
-        r = malloc(l + 1);
-        if (!r)
-                return NULL;
-
-        p = r;
-        va_start(ap, first);
-        for (const char *s = first; s; s = va_arg(ap, const char *))
-                p = stpcpy(p, s);
-        va_end(ap);
-        *p = 0;
-        return r;
-}
-
-size_t strv_length(char * const *l) {
-        size_t n = 0;
-
-        if (l)
-                while (l[n])
-                        n++;
-        return n;
-}
-
-int strv_consume(char ***l, char *s) {
-        size_t n;
-        char **t;
-
-        if (!s)
-                return -ENOMEM;
-
-        n = strv_length(*l);
-        t = realloc(*l, sizeof(char *) * (n + 2));
-        if (!t) {
-                free(s);
-                return -ENOMEM;
-        }
-        t[n] = s;
-        t[n + 1] = NULL;
-        *l = t;
-        return 0;
-}
-
-int strv_extend(char ***l, const char *s) {
-        return strv_consume(l, strdup(s));
-}
-
-bool strv_contains(char * const *l, const char *s) {
-        if (l)
-                for (; *l; l++)
-                        if (streq(*l, s))
-                                return true;
-        return false;
-}
 
 int strv_split(const char *s, const char *separators, char ***ret) {
         _cleanup_strv_free_ char **l = NULL;

@@ -8,23 +8,13 @@
 #include <stdint.h>
 
 #include "macro.h"
-
-/* Returns a newly allocated concatenation of all arguments up to NULL, or NULL on OOM. */
-char *strjoin_internal(const char *first, ...) _sentinel_;
-#define strjoin(...) strjoin_internal(__VA_ARGS__, NULL)
+#include "strv.h" /* strv_length(), strv_extend(), strv_consume(), strv_contains(), strjoin() */
 
 #define STRV_FOREACH(s, l) for (char * const *s = (l); (s) && *(s); (s)++)
 #define FOREACH_STRING(x, ...)                                                       \
         for (const char *const *_foreach_l = (const char *const[]) { __VA_ARGS__, NULL }, *x; \
              (x = *_foreach_l); _foreach_l++)
 
-/* Number of entries in a NULL-terminated list (NULL counts as empty). */
-size_t strv_length(char * const *l);
-/* Appends a copy of s; returns 0 or -ENOMEM. */
-int strv_extend(char ***l, const char *s);
-/* Appends s itself, taking ownership (also on failure, where s is freed). */
-int strv_consume(char ***l, char *s);
-bool strv_contains(char * const *l, const char *s);
 /* Splits on any of the separator characters, dropping empty words. */
 int strv_split(const char *s, const char *separators, char ***ret);
 void strv_sort(char **l);
