@@ -10,31 +10,8 @@
 #include "compress.h"
 #include "cpio.h"
 #include "manifest.h"
+#include "tests.h"
 #include "util.h"
-
-#define ASSERT(expr)                                                                          \
-        do {                                                                                  \
-                if (!(expr)) {                                                                \
-                        fprintf(stderr, "%s:%d: assertion failed: %s\n", __FILE__, __LINE__, #expr); \
-                        exit(EXIT_FAILURE);                                                   \
-                }                                                                             \
-        } while (0)
-#define ASSERT_OK(expr)                                                                       \
-        do {                                                                                  \
-                int _r = (expr);                                                              \
-                if (_r < 0) {                                                                 \
-                        fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #expr, strerror(-_r)); \
-                        exit(EXIT_FAILURE);                                                   \
-                }                                                                             \
-        } while (0)
-#define ASSERT_STREQ(a, b)                                                                    \
-        do {                                                                                  \
-                const char *_a = (a), *_b = (b);                                              \
-                if (!streq(_a, _b)) {                                                         \
-                        fprintf(stderr, "%s:%d: \"%s\" != \"%s\"\n", __FILE__, __LINE__, _a, _b); \
-                        exit(EXIT_FAILURE);                                                   \
-                }                                                                             \
-        } while (0)
 
 typedef struct Seen {
         unsigned n;
@@ -46,7 +23,7 @@ typedef struct Seen {
 static int collect(const CpioEntry *e, void *userdata) {
         Seen *s = userdata;
 
-        ASSERT(s->n < 16);
+        ASSERT_TRUE(s->n < 16);
         snprintf(s->names[s->n], sizeof(s->names[0]), "%s", e->name);
         s->ino[s->n] = e->ino;
         s->nlink[s->n] = e->nlink;
@@ -66,11 +43,11 @@ static void write_archive(const char *dir, const char *archive) {
         FILE *f;
 
         f = fopen(src, "we");
-        ASSERT(f);
+        ASSERT_TRUE(f);
         fputs("hello from a file\n", f);
-        ASSERT(fclose(f) == 0);
-        ASSERT(link(src, hardlink) == 0);
-        ASSERT(chmod(src, 0755) == 0);
+        ASSERT_TRUE(fclose(f) == 0);
+        ASSERT_TRUE(link(src, hardlink) == 0);
+        ASSERT_TRUE(chmod(src, 0755) == 0);
 
         ASSERT_OK(manifest_new("/", &m));
         ASSERT_OK(manifest_add_symlink(m, "/bin", "usr/bin", "test"));
@@ -80,11 +57,11 @@ static void write_archive(const char *dir, const char *archive) {
         ASSERT_OK(manifest_add_data(m, "/etc/motd", 0644, "data\n", 5, "test"));
         ASSERT_OK(manifest_add_directory(m, "/tmp", 01777, "test"));
         /* Adding the same entry again is a no-op, a different one is refused. */
-        ASSERT(manifest_add_data(m, "/etc/motd", 0644, "data\n", 5, "test") == 0);
-        ASSERT(manifest_add_symlink(m, "/etc/motd", "x", "test") == -EEXIST);
+        ASSERT_TRUE(manifest_add_data(m, "/etc/motd", 0644, "data\n", 5, "test") == 0);
+        ASSERT_TRUE(manifest_add_symlink(m, "/etc/motd", "x", "test") == -EEXIST);
 
         fd = open(archive, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        ASSERT(fd >= 0);
+        ASSERT_TRUE(fd >= 0);
         ASSERT_OK(sink_new(COMPRESSION_NONE, -1, fd, &sink));
         cpio_writer_init(&w, sink, 1234567);
         ASSERT_OK(cpio_write_manifest(&w, m));
@@ -98,49 +75,49 @@ int main(void) {
         size_t size, consumed;
         struct stat a, b;
 
-        ASSERT(mkdtemp(dir));
+        ASSERT_TRUE(mkdtemp(dir));
         archive = strjoin(dir, "/test.cpio");
-        ASSERT(archive);
+        ASSERT_TRUE(archive);
         write_archive(dir, archive);
 
         ASSERT_OK(read_full_file(archive, &data, &size));
         /* The trailer pads the archive to 512 bytes. */
-        ASSERT(size % 512 == 0);
+        ASSERT_TRUE(size % 512 == 0);
         ASSERT_OK(cpio_parse((const uint8_t *) data, size, collect, &seen, &consumed));
 
         /* Sorted byte order, parents generated before children. */
         static const char *const expected[] = { "bin", "etc", "etc/motd", "tmp", "usr", "usr/bin", "usr/bin/alias", "usr/bin/tool" };
-        ASSERT(seen.n == ELEMENTSOF(expected));
+        ASSERT_TRUE(seen.n == ELEMENTSOF(expected));
         for (unsigned i = 0; i < seen.n; i++) {
                 ASSERT_STREQ(seen.names[i], expected[i]);
-                ASSERT(seen.mtime[i] == 1234567);
+                ASSERT_TRUE(seen.mtime[i] == 1234567);
                 /* Sequential inode numbers in archive order. */
-                ASSERT(seen.ino[i] == i + 1 || (i == 7 && seen.ino[i] == seen.ino[6]));
+                ASSERT_TRUE(seen.ino[i] == i + 1 || (i == 7 && seen.ino[i] == seen.ino[6]));
         }
         /* Hard link: one inode, nlink 2, data with the last name only. */
-        ASSERT(seen.ino[6] == seen.ino[7] && seen.nlink[6] == 2 && seen.nlink[7] == 2);
-        ASSERT(seen.size[6] == 0 && seen.size[7] == 18);
-        ASSERT((seen.mode[3] & 07777) == 01777);
+        ASSERT_TRUE(seen.ino[6] == seen.ino[7] && seen.nlink[6] == 2 && seen.nlink[7] == 2);
+        ASSERT_TRUE(seen.size[6] == 0 && seen.size[7] == 18);
+        ASSERT_TRUE((seen.mode[3] & 07777) == 01777);
 
         /* Truncated input is reported as such. */
-        ASSERT(cpio_parse((const uint8_t *) data, size - 600, NULL, NULL, &consumed) == -EPIPE);
+        ASSERT_TRUE(cpio_parse((const uint8_t *) data, size - 600, NULL, NULL, &consumed) == -EPIPE);
         data[0] = 'X';
-        ASSERT(cpio_parse((const uint8_t *) data, size, NULL, NULL, &consumed) == -EBADMSG);
+        ASSERT_TRUE(cpio_parse((const uint8_t *) data, size, NULL, NULL, &consumed) == -EBADMSG);
 
         /* GNU cpio reads it back. */
         out = strjoin(dir, "/out");
-        ASSERT(out);
-        ASSERT(mkdir(out, 0755) == 0);
-        ASSERT(asprintf(&cmd, "cd '%s' && cpio -i --quiet --no-absolute-filenames < '%s'", out, archive) > 0);
-        ASSERT(system(cmd) == 0);
+        ASSERT_TRUE(out);
+        ASSERT_TRUE(mkdir(out, 0755) == 0);
+        ASSERT_TRUE(asprintf(&cmd, "cd '%s' && cpio -i --quiet --no-absolute-filenames < '%s'", out, archive) > 0);
+        ASSERT_TRUE(system(cmd) == 0);
 
         free(text);
         text = strjoin(out, "/usr/bin/tool");
-        ASSERT(stat(text, &a) == 0);
+        ASSERT_TRUE(stat(text, &a) == 0);
         free(text);
         text = strjoin(out, "/usr/bin/alias");
-        ASSERT(stat(text, &b) == 0);
-        ASSERT(a.st_ino == b.st_ino && a.st_nlink == 2 && a.st_size == 18 && (a.st_mode & 0777) == 0755);
+        ASSERT_TRUE(stat(text, &b) == 0);
+        ASSERT_TRUE(a.st_ino == b.st_ino && a.st_nlink == 2 && a.st_size == 18 && (a.st_mode & 0777) == 0755);
         free(text);
         text = NULL;
         {
@@ -151,12 +128,12 @@ int main(void) {
         {
                 _cleanup_free_ char *p = strjoin(out, "/bin");
                 char target[64] = {};
-                ASSERT(readlink(p, target, sizeof(target) - 1) > 0);
+                ASSERT_TRUE(readlink(p, target, sizeof(target) - 1) > 0);
                 ASSERT_STREQ(target, "usr/bin");
         }
 
         free(cmd);
-        ASSERT(asprintf(&cmd, "rm -rf '%s'", dir) > 0);
+        ASSERT_TRUE(asprintf(&cmd, "rm -rf '%s'", dir) > 0);
         (void) system(cmd);
         printf("test-cpio: OK\n");
         return 0;

@@ -33,6 +33,16 @@ struct test_case {
                 }                                                                               \
         } while (0)
 
+#define ASSERT_OK(expr)                                                                         \
+        do {                                                                                    \
+                int _r = (expr);                                                                \
+                if (_r < 0) {                                                                   \
+                        fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #expr,   \
+                                strerror(-_r));                                                 \
+                        exit(EXIT_FAILURE);                                                     \
+                }                                                                               \
+        } while (0)
+
 #define ASSERT_STREQ(a, b)                                                                      \
         do {                                                                                    \
                 const char *_a = (a), *_b = (b);                                                \
