@@ -144,10 +144,7 @@ static int add_automount(const char *source, const char *dest, const char *where
         usec_t usec;
         int r;
 
-        r = unit_name_from_path(where, ".automount", &name);
-        if (r < 0)
-                return log_error_errno(r, "Failed to generate unit name for %s: %m", where);
-        r = generator_open_unit_file(dest, source, name, &u);
+        r = generator_open_unit_for_path(dest, source, where, ".automount", &name, &u);
         if (r < 0)
                 return r;
         f = unit_file_stream(u);
@@ -211,11 +208,7 @@ int add_mount(const char *source, const char *dest, const char *what, const char
                 return 1;
         }
 
-        r = unit_name_from_path(where, ".mount", &name);
-        if (r < 0)
-                return log_error_errno(r, "Failed to generate unit name for %s: %m", where);
-
-        r = generator_open_unit_file(dest, source, name, &u);
+        r = generator_open_unit_for_path(dest, source, where, ".mount", &name, &u);
         if (r < 0)
                 return r;
         f = unit_file_stream(u);
@@ -314,10 +307,7 @@ static int add_swap(const char *source, const char *dest, const char *what, cons
                 return 1;
         }
 
-        r = unit_name_from_path(what, ".swap", &name);
-        if (r < 0)
-                return log_error_errno(r, "Failed to generate unit name for %s: %m", what);
-        r = generator_open_unit_file(dest, source, name, &u);
+        r = generator_open_unit_for_path(dest, source, what, ".swap", &name, &u);
         if (r < 0)
                 return r;
         f = unit_file_stream(u);

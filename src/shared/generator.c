@@ -54,6 +54,21 @@ int generator_open_unit_file(const char *dir, const char *source, const char *na
         return 0;
 }
 
+int generator_open_unit_for_path(const char *dir, const char *source, const char *path, const char *suffix,
+                                 char **ret_name, UnitFile **ret) {
+        _cleanup_free_ char *name = NULL;
+        int r;
+
+        r = unit_name_from_path(path, suffix, &name);
+        if (r < 0)
+                return log_error_errno(r, "Failed to generate unit name for %s: %m", path);
+        r = generator_open_unit_file(dir, source, name, ret);
+        if (r < 0)
+                return r;
+        *ret_name = TAKE_PTR(name);
+        return 0;
+}
+
 int generator_commit_unit_file(UnitFile *u, const char *source) {
         int r;
 

@@ -28,6 +28,10 @@ int generator_main(int argc, char *argv[], int (*run)(const char *dest, const ch
 /* Opens unit name in dir (see unit_file_open()); source (may be NULL) names the input in messages; a duplicate logs "Failed to create unit file ..., as
  * it already exists. Duplicate entry in '<source>'?". */
 int generator_open_unit_file(const char *dir, const char *source, const char *name, UnitFile **ret);
+/* Opens the unit named after path with suffix (e.g. "/sysroot/home" + ".mount") in dir and returns its
+ * name in ret_name as well; logs once on failure. */
+int generator_open_unit_for_path(const char *dir, const char *source, const char *path, const char *suffix,
+                                 char **ret_name, UnitFile **ret);
 /* Commits u (see unit_file_commit()), logging failures with the same duplicate message. */
 int generator_commit_unit_file(UnitFile *u, const char *source);
 /* unit_file_add_symlink() with logging. */
