@@ -26,7 +26,7 @@ fi
 
 rm -rf "$tree" "$tree.tmp" "$tree.ok"
 echo "mkroot: debootstrap bookworm from $mirror into $tree" >&2
-debootstrap --variant=minbase --include=systemd-sysv,udev,e2fsprogs \
+debootstrap --variant=minbase --include=systemd-sysv,udev,e2fsprogs,dmsetup \
         bookworm "$tree.tmp" "$mirror" >&2
 
 t=$tree.tmp
@@ -89,10 +89,30 @@ fsck_lines=$(grep -c . <<<"$fsck_log" || true)
 fsck_fixed=0
 grep -Eq 'not cleanly unmounted|check forced|FILE SYSTEM WAS MODIFIED' <<<"$fsck_log" && fsck_fixed=1
 
+# The block device stack under / (for example "crypt+part+disk" or "lvm+crypt+disk").
+stack=$(lsblk -s -n -r -o TYPE "$src" 2>/dev/null | paste -sd+ -)
+# Active logical volumes, as VG/LV, comma-separated ("-" without LVM).
+# Only dmsetup is installed here, not lvm2: the real root must not activate anything itself,
+# so what is active is what the initrd activated.
+lvs_active=$(dmsetup info -c --noheadings --separator ' ' -o name,uuid 2>/dev/null |
+             while read -r name uuid; do
+                     [[ $uuid == LVM-* ]] && dmsetup splitname --noheadings --separator / -o vg_name,lv_name "$name"
+             done | sort | paste -sd, -)
+# What the EFI boot loader or stub said about where it came from ("-" without EFI).
+loader_part=$(tail -c +5 /sys/firmware/efi/efivars/LoaderDevicePartUUID-4a67b082-0a4c-41cf-b6c7-440b29bb8c4f 2>/dev/null |
+              tr -d '\0' | tr 'A-Z' 'a-z')
+# Notes the initrd left for this report: each file /run/foyer/report/NAME becomes NAME=contents.
+notes=
+for f in /run/foyer/report/*; do
+        [[ -f $f ]] && notes+=" $(basename "$f")=$(tr -s ' \n' '__' < "$f" | sed 's/_$//')"
+done
+
 failed=$(systemctl list-units --state=failed --no-legend --plain 2>/dev/null | awk '{ print $1 }' | grep -v '^foyer-report' || true)
 nfailed=$(grep -c . <<<"$failed" || true)
 
 # Details first: the harness stops the machine as soon as it has the report line.
+sed 's/^/FOYER-CMDLINE: /' /proc/cmdline
+dmsetup table 2>/dev/null | sed 's/^/FOYER-DM: /' || true
 if [[ $fsck_lines -gt 0 ]]; then
         sed 's/^/FOYER-FSCK: /' <<<"$fsck_log"
 fi
@@ -100,7 +120,8 @@ echo "FOYER-REPORT root=reached rw=$rw fstype=$fstype src=$src subvol=${subvol:-
      "usr=$usr fstab_root=${fstab_root:--} fstab_usr=${fstab_usr:--}" \
      "initrd_ms=$initrd_ms userspace_ms=$userspace_ms initrd_journal=$initrd_journal" \
      "fsck_lines=$fsck_lines fsck_fixed=$fsck_fixed failed_units=$nfailed" \
-     "failed=$(tr '\n' ',' <<<"$failed" | sed 's/,$//; s/^$/-/')"
+     "failed=$(tr '\n' ',' <<<"$failed" | sed 's/,$//; s/^$/-/')" \
+     "stack=${stack:--} lvs_active=${lvs_active:--} loader_part=${loader_part:--}$notes"
 systemctl --no-block --check-inhibitors=no poweroff
 EOF
 

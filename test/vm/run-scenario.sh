@@ -53,11 +53,14 @@ else
         kind="Debian initramfs-tools (foyer's builder is not available)"
 fi
 
-tree=$("$here/mkroot.sh" "$cache")
+# The test root and the disks can live in a cache shared between build trees (they depend
+# only on the scripts that make them); the image is always this build tree's own.
+disk_cache=${FOYER_VM_SHARED_CACHE:-$cache}
+tree=$("$here/mkroot.sh" "$disk_cache")
 recipe=$(field disk)
 drives=()
 if [[ -n $recipe ]]; then
-        mapfile -t imgs < <("$here/mkdisk.sh" "$cache" "$tree" "$recipe")
+        mapfile -t imgs < <("$here/mkdisk.sh" "$disk_cache" "$tree" "$recipe")
         for img in "${imgs[@]}"; do
                 drives+=(--drive "$img")
         done
