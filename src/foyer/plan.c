@@ -7,19 +7,6 @@
 #include "plan.h"
 #include "util.h"
 
-typedef enum Need {
-        NEED_REQUIRED,          /* missing → the build fails */
-        NEED_OPTIONAL,          /* missing → debug message */
-} Need;
-
-typedef struct Item {
-        const char *path;
-        Need need;
-        const char *why;
-} Item;
-
-#define UNITDIR "/usr/lib/systemd/system"
-#define RULESDIR "/usr/lib/udev/rules.d"
 
 static const Item binaries[] = {
         { "/usr/lib/systemd/systemd",                   NEED_REQUIRED, "PID 1" },
@@ -175,7 +162,7 @@ static const char *const base_groups[] = {
         "kvm", "sgx", "systemd-journal", "nogroup",
 };
 
-static int add_item(Manifest *m, const char *path, Need need, const char *why) {
+int plan_add_item(Manifest *m, const char *path, Need need, const char *why) {
         _cleanup_free_ char *reason = strjoin(path_basename(path), why ? " (" : "", strempty(why), why ? ")" : "");
         int r;
 
@@ -310,7 +297,7 @@ static int add_unit_links(Manifest *m) {
         return 0;
 }
 
-static int add_tree(Manifest *m, const char *src, const char *dest, const char *reason) {
+int plan_add_tree(Manifest *m, const char *src, const char *dest, const char *reason) {
         struct stat st;
         int r;
 
@@ -333,7 +320,7 @@ static int add_tree(Manifest *m, const char *src, const char *dest, const char *
                                 continue;
                         if (!s || !d)
                                 return log_oom();
-                        r = add_tree(m, s, d, reason);
+                        r = plan_add_tree(m, s, d, reason);
                         if (r < 0)
                                 return r;
                 }
@@ -399,44 +386,42 @@ static int add_foyer_units(Manifest *m) {
 
         if (access(dir, F_OK) < 0)
                 return log_error_errno(errno, "foyer's units are missing at %s (set FOYER_UNIT_DIR): %m", dir);
-        return add_tree(m, dir, UNITDIR, "foyer unit");
+        return plan_add_tree(m, dir, UNITDIR, "foyer unit");
 }
 
-static int add_group_names_from_rules(Manifest *m, char ***groups) {
+static int add_group_names_from_rule(Entry *e, void *userdata) {
+        char ***groups = userdata;
+        _cleanup_free_ char *text = NULL;
         int r;
 
-        for (size_t i = 0; i < ELEMENTSOF(rules); i++) {
-                _cleanup_free_ char *path = NULL, *text = NULL;
-                Entry *e;
+        if (e->type != ENTRY_FILE || !startswith(e->path, RULESDIR "/") || !endswith(e->path, ".rules"))
+                return 0;
+        r = read_full_file(e->source, &text, NULL);
+        if (r < 0)
+                return log_error_errno(r, "Failed to read %s: %m", e->source);
 
-                path = strjoin(RULESDIR "/", rules[i]);
-                if (!path)
+        for (char *p = strstr(text, "GROUP=\""); p; p = strstr(p, "GROUP=\"")) {
+                char *q;
+
+                p += 7;
+                q = strchr(p, '"');
+                if (!q)
+                        break;
+                _cleanup_free_ char *g = strndup(p, q - p);
+                if (!g)
                         return log_oom();
-                e = manifest_find(m, path);
-                if (!e || e->type != ENTRY_FILE)
-                        continue;
-                r = read_full_file(e->source, &text, NULL);
-                if (r < 0)
-                        return log_error_errno(r, "Failed to read %s: %m", e->source);
-
-                for (char *p = strstr(text, "GROUP=\""); p; p = strstr(p, "GROUP=\"")) {
-                        char *q;
-
-                        p += 7;
-                        q = strchr(p, '"');
-                        if (!q)
-                                break;
-                        _cleanup_free_ char *g = strndup(p, q - p);
-                        if (!g)
-                                return log_oom();
-                        if (!strv_contains(*groups, g) && strv_extend(groups, g) < 0)
-                                return log_oom();
-                }
+                if (!strv_contains(*groups, g) && strv_extend(groups, g) < 0)
+                        return log_oom();
         }
         return 0;
 }
 
-static int add_text(Manifest *m, const char *path, uint32_t mode, const char *text, const char *reason) {
+/* Every udev rule in the image, whoever added it, may name a group. */
+static int add_group_names_from_rules(Manifest *m, char ***groups) {
+        return manifest_foreach_sorted(m, add_group_names_from_rule, groups);
+}
+
+int plan_add_text(Manifest *m, const char *path, uint32_t mode, const char *text, const char *reason) {
         int r = manifest_add_data(m, path, mode, text, strlen(text), reason);
 
         if (r < 0)
@@ -456,21 +441,21 @@ static int add_etc(Manifest *m, const BuildConfig *c, const Probe *p) {
         if (!release)
                 return log_oom();
         /* Its existence makes systemd treat this as an initrd; os-release points to it for the banner. */
-        r = add_text(m, "/etc/initrd-release", 0644, release, "initrd marker (systemd in_initrd())");
+        r = plan_add_text(m, "/etc/initrd-release", 0644, release, "initrd marker (systemd in_initrd())");
         if (r < 0)
                 return r;
         if (manifest_add_symlink(m, "/etc/os-release", "initrd-release", "banner") < 0 ||
             manifest_add_symlink(m, "/usr/lib/os-release", "../../etc/initrd-release", "banner") < 0)
                 return log_oom();
 
-        r = add_text(m, "/etc/passwd", 0644,
+        r = plan_add_text(m, "/etc/passwd", 0644,
                      "root:x:0:0:root:/root:/bin/sh\n"
                      "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n",
                      "users for the emergency shell and services");
         if (r < 0)
                 return r;
         /* Root is locked: with SYSTEMD_SULOGIN_FORCE=1 sulogin gives the shell without a password. */
-        r = add_text(m, "/etc/shadow", 0600, "root:*:1::::::\nnobody:*:1::::::\n", "locked root for sulogin");
+        r = plan_add_text(m, "/etc/shadow", 0600, "root:*:1::::::\nnobody:*:1::::::\n", "locked root for sulogin");
         if (r < 0)
                 return r;
 
@@ -514,18 +499,18 @@ static int add_etc(Manifest *m, const BuildConfig *c, const Probe *p) {
                 free(group);
                 group = t;
         }
-        r = add_text(m, "/etc/group", 0644, group, "groups named by udev rules and units");
+        r = plan_add_text(m, "/etc/group", 0644, group, "groups named by udev rules and units");
         if (r < 0)
                 return r;
 
-        r = add_text(m, "/etc/nsswitch.conf", 0644,
+        r = plan_add_text(m, "/etc/nsswitch.conf", 0644,
                      "passwd: files\ngroup: files\nshadow: files\nhosts: files\n", "name service: files only");
         if (r < 0)
                 return r;
-        r = add_text(m, "/etc/machine-id", 0444, "", "empty: systemd uses a transient machine ID");
+        r = plan_add_text(m, "/etc/machine-id", 0444, "", "empty: systemd uses a transient machine ID");
         if (r < 0)
                 return r;
-        r = add_text(m, "/etc/fstab", 0644, "", "the initrd's own mounts: none");
+        r = plan_add_text(m, "/etc/fstab", 0644, "", "the initrd's own mounts: none");
         if (r < 0)
                 return r;
 
@@ -534,7 +519,7 @@ static int add_etc(Manifest *m, const BuildConfig *c, const Probe *p) {
 
                 if (!text)
                         return log_oom();
-                r = add_text(m, "/etc/cmdline.d/50-foyer.conf", 0644, text, "--cmdline defaults");
+                r = plan_add_text(m, "/etc/cmdline.d/50-foyer.conf", 0644, text, "--cmdline defaults");
                 if (r < 0)
                         return r;
         }
@@ -556,7 +541,7 @@ static int add_conf_dir(Manifest *m, const char *dir, const char *reason) {
 
                 if (!p)
                         return log_oom();
-                r = add_item(m, p, NEED_OPTIONAL, reason);
+                r = plan_add_item(m, p, NEED_OPTIONAL, reason);
                 if (r < 0)
                         return r;
         }
@@ -579,7 +564,7 @@ static int add_user_files(Manifest *m, const BuildConfig *c) {
                                                "--add-file %s: the destination must be absolute (use SRC:/DEST).", *f);
                 if (access(src, F_OK) < 0)
                         return log_error_errno(errno, "--add-file %s: %s: %m", *f, src);
-                r = add_tree(m, src, dest, "--add-file");
+                r = plan_add_tree(m, src, dest, "--add-file");
                 if (r < 0)
                         return r;
         }
@@ -594,7 +579,7 @@ int plan_image(Manifest *m, const BuildConfig *c, const Probe *p) {
                 return r;
 
         for (size_t i = 0; i < ELEMENTSOF(binaries); i++) {
-                r = add_item(m, binaries[i].path, binaries[i].need, binaries[i].why);
+                r = plan_add_item(m, binaries[i].path, binaries[i].need, binaries[i].why);
                 if (r < 0)
                         return r;
         }
@@ -604,7 +589,7 @@ int plan_image(Manifest *m, const BuildConfig *c, const Probe *p) {
 
                 if (!path)
                         return log_oom();
-                r = add_item(m, path, units[i].need, "stock initrd unit");
+                r = plan_add_item(m, path, units[i].need, "stock initrd unit");
                 if (r < 0)
                         return r;
         }
@@ -622,12 +607,12 @@ int plan_image(Manifest *m, const BuildConfig *c, const Probe *p) {
 
                 if (!path)
                         return log_oom();
-                r = add_item(m, path, NEED_OPTIONAL, "udev rule");
+                r = plan_add_item(m, path, NEED_OPTIONAL, "udev rule");
                 if (r < 0)
                         return r;
         }
         for (size_t i = 0; i < ELEMENTSOF(config_files); i++) {
-                r = add_item(m, config_files[i], NEED_OPTIONAL, "configuration");
+                r = plan_add_item(m, config_files[i], NEED_OPTIONAL, "configuration");
                 if (r < 0)
                         return r;
         }

@@ -13,3 +13,28 @@ extern const char *const plan_default_modules[];
 
 /* Adds everything but the library closure and the kernel modules. */
 int plan_image(Manifest *m, const BuildConfig *c, const Probe *p);
+
+/* Helpers for the files that add one concern each (storage stacks, debugging tools). They run
+ * before /etc is written, so the groups their udev rules name end up in /etc/group. */
+
+typedef enum Need {
+        NEED_REQUIRED,          /* missing → the build fails */
+        NEED_OPTIONAL,          /* missing → debug message */
+} Need;
+
+typedef struct Item {
+        const char *path;
+        Need need;
+        const char *why;
+} Item;
+
+#define UNITDIR "/usr/lib/systemd/system"
+#define RULESDIR "/usr/lib/udev/rules.d"
+
+/* Adds a path of the source tree (and what its symlinks point to); a missing NEED_REQUIRED path
+ * fails the build naming it and why it is needed. */
+int plan_add_item(Manifest *m, const char *path, Need need, const char *why);
+/* Adds a file or directory tree of the build host under dest. */
+int plan_add_tree(Manifest *m, const char *src, const char *dest, const char *reason);
+/* Adds a file with the given content. */
+int plan_add_text(Manifest *m, const char *path, uint32_t mode, const char *text, const char *reason);
