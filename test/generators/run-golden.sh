@@ -29,7 +29,7 @@ source "$here/lib.sh"
 fake_fsck_bin
 
 case $name in
-        foyer-root-generator*) skip="" ;;
+        foyer-*) skip="" ;;
         *) skip=$(known_differences) ;;
 esac
 
