@@ -1,0 +1,418 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* foyer-crypt-generator: systemd-cryptsetup@NAME.service units for LUKS volumes named by rd.luks.* (and
+ * luks.*) on the kernel command line and by the initrd's /etc/crypttab, merged and written as systemd
+ * 252's systemd-cryptsetup-generator does. Only active in the initrd. */
+
+#include <ctype.h>
+
+#include "cmdline.h"
+#include "crypt-generator.h"
+#include "devspec.h"
+#include "generator.h"
+#include "mount-options.h"
+#include "parse-util.h"
+#include "strv.h"
+
+/* A volume mentioned on the command line, keyed by the UUID exactly as written. */
+typedef struct CryptDevice {
+        char *uuid, *name, *keyfile, *keydev, *headerdev, *datadev, *options;
+        bool create; /* named by luks.uuid= or luks.name=, and not (yet) taken over by a crypttab line */
+} CryptDevice;
+
+static bool arg_enabled = true, arg_read_crypttab = true, arg_allow_list = false;
+static const char *arg_crypttab, *arg_runtime_dir;
+static char *arg_default_options, *arg_default_keyfile;
+static CryptDevice **arg_devices;
+static size_t arg_n_devices;
+
+static void free_args(void) {
+        for (size_t i = 0; i < arg_n_devices; i++) {
+                CryptDevice *d = arg_devices[i];
+
+                free(d->uuid);
+                free(d->name);
+                free(d->keyfile);
+                free(d->keydev);
+                free(d->headerdev);
+                free(d->datadev);
+                free(d->options);
+                free(d);
+        }
+        free(arg_devices);
+        arg_devices = NULL;
+        arg_n_devices = 0;
+        free(arg_default_options);
+        free(arg_default_keyfile);
+        arg_default_options = arg_default_keyfile = NULL;
+}
+
+static CryptDevice *find_device(const char *uuid) {
+        for (size_t i = 0; i < arg_n_devices; i++)
+                if (streq(arg_devices[i]->uuid, uuid))
+                        return arg_devices[i];
+        return NULL;
+}
+
+/* Returns the device for uuid, adding it (in command-line order) if new; NULL only on OOM. */
+static CryptDevice *get_device(const char *uuid) {
+        CryptDevice *d = find_device(uuid), **a;
+
+        if (d)
+                return d;
+        a = reallocarray(arg_devices, arg_n_devices + 1, sizeof(CryptDevice *));
+        if (!a)
+                return NULL;
+        arg_devices = a;
+        d = calloc(1, sizeof(CryptDevice));
+        if (!d)
+                return NULL;
+        d->uuid = strdup(uuid);
+        if (!d->uuid) {
+                free(d);
+                return NULL;
+        }
+        arg_devices[arg_n_devices++] = d;
+        return d;
+}
+
+/* A 128-bit id: 32 hex digits, or 36 characters with dashes at 8, 13, 18 and 23 (systemd's
+ * id128_is_valid()). */
+static bool id128_is_valid(const char *s) {
+        size_t l = strlen(s);
+
+        if (l != 32 && l != 36)
+                return false;
+        for (size_t i = 0; i < l; i++) {
+                bool dash = l == 36 && (i == 8 || i == 13 || i == 18 || i == 23);
+
+                if (dash ? s[i] != '-' : !isxdigit((unsigned char) s[i]))
+                        return false;
+        }
+        return true;
+}
+
+static bool warn_uuid_invalid(const char *key, const char *uuid) {
+        if (id128_is_valid(uuid))
+                return false;
+        log_warning("Failed to parse %s= kernel command line switch. UUID \"%s\" is invalid, ignoring.", key, uuid);
+        return true;
+}
+
+/* A mapping name dm-crypt and the single-quoted ExecStart= can carry. */
+static bool name_is_valid(const char *name) {
+        return !isempty(name) && strlen(name) < 128 && !streq(name, ".") && !streq(name, "..") &&
+               !strpbrk(name, "/'") && !string_has_cc(name);
+}
+
+/* Splits "UUID=REST" where UUID is a run of hex digits and dashes and REST a non-empty word (systemd's
+ * sscanf("%m[0-9a-fA-F-]=%ms")); returns false if value is not of that form. */
+static bool split_uuid_word(const char *value, char **ret_uuid, char **ret_rest) {
+        size_t n = strspn(value, "0123456789abcdefABCDEF-"), k;
+        const char *rest;
+
+        if (n == 0 || value[n] != '=')
+                return false;
+        rest = value + n + 1;
+        while (isspace((unsigned char) *rest))
+                rest++;
+        for (k = 0; rest[k] && !isspace((unsigned char) rest[k]); k++)
+                ;
+        if (k == 0)
+                return false;
+        *ret_uuid = strndup(value, n);
+        *ret_rest = strndup(rest, k);
+        return true;
+}
+
+/* Moves a "header=FILE:DEVICE" option to the end as "header=FILE" and returns DEVICE separately. */
+static int filter_header_device(const char *options, char **ret_headerdev, char **ret_options) {
+        _cleanup_free_ char *spec = NULL, *filtered = NULL, *file = NULL, *device = NULL;
+        int r;
+
+        r = mount_options_filter(options, "header\0", &spec, NULL, &filtered);
+        if (r < 0)
+                return log_oom();
+        if (r > 0) {
+                char *joined;
+
+                r = crypt_split_locationspec(spec, &file, &device);
+                if (r < 0)
+                        return r;
+                /* As 252: a bare "header" (no file) ends the string after "header=". */
+                joined = isempty(filtered) ? strjoin("header=", file) : strjoin(filtered, ",header=", file);
+                if (!joined)
+                        return log_oom();
+                free(filtered);
+                filtered = joined;
+        }
+        *ret_headerdev = TAKE_PTR(device);
+        *ret_options = TAKE_PTR(filtered);
+        return 0;
+}
+
+static int parse_boolean_switch(const char *key, const char *value, bool *arg) {
+        int r = value ? parse_boolean(value) : 1;
+
+        if (r < 0)
+                log_warning("Failed to parse %s= kernel command line switch %s. Ignoring.", key, value);
+        else
+                *arg = r;
+        return 0;
+}
+
+static int parse_cmdline_item(const char *key, const char *value, void *data) {
+        _cleanup_free_ char *uuid = NULL, *rest = NULL;
+        CryptDevice *d;
+        size_t n;
+        int r;
+
+        if (!startswith(key, "luks"))
+                return 0;
+        if (value && string_has_cc(value)) {
+                log_warning("Ignoring %s=, its value contains control characters.", key);
+                return 0;
+        }
+
+        if (streq(key, "luks"))
+                return parse_boolean_switch(key, value, &arg_enabled);
+        if (streq(key, "luks.crypttab"))
+                return parse_boolean_switch(key, value, &arg_read_crypttab);
+
+        if (!(streq(key, "luks.uuid") || streq(key, "luks.name") || streq(key, "luks.options") ||
+              streq(key, "luks.key") || streq(key, "luks.data")) ||
+            cmdline_value_missing(key, value))
+                return 0;
+
+        if (streq(key, "luks.uuid")) {
+                const char *u = startswith(value, "luks-") ?: value;
+
+                /* 252 takes any string here; an invalid one can never appear in /dev/disk/by-uuid/. */
+                if (warn_uuid_invalid(key, u))
+                        return 0;
+                d = get_device(u);
+                if (!d)
+                        return log_oom();
+                d->create = arg_allow_list = true;
+
+        } else if (streq(key, "luks.name")) {
+                if (!split_uuid_word(value, &uuid, &rest)) {
+                        log_warning("Failed to parse luks name switch %s. Ignoring.", value);
+                        return 0;
+                }
+                if (!uuid || !rest)
+                        return log_oom();
+                if (warn_uuid_invalid(key, uuid))
+                        return 0;
+                if (!name_is_valid(rest)) {
+                        log_warning("Failed to parse luks.name=%s: \"%s\" is not a valid volume name, ignoring.",
+                                    value, rest);
+                        return 0;
+                }
+                d = get_device(uuid);
+                if (!d)
+                        return log_oom();
+                if (d->name && !streq(d->name, rest))
+                        log_warning("luks.name= for %s given twice (\"%s\", then \"%s\"), using the last one.",
+                                    uuid, d->name, rest);
+                d->create = arg_allow_list = true;
+                free(d->name);
+                d->name = TAKE_PTR(rest);
+
+        } else if (streq(key, "luks.options")) {
+                _cleanup_free_ char *headerdev = NULL, *options = NULL;
+
+                if (!split_uuid_word(value, &uuid, &rest)) {
+                        /* No UUID: the default options of command-line volumes. */
+                        if (free_and_strdup(&arg_default_options, value) < 0)
+                                return log_oom();
+                        return 0;
+                }
+                if (!uuid || !rest)
+                        return log_oom();
+                if (warn_uuid_invalid(key, uuid))
+                        return 0;
+                d = get_device(uuid);
+                if (!d)
+                        return log_oom();
+                r = filter_header_device(rest, &headerdev, &options);
+                if (r < 0)
+                        return r;
+                free(d->options);
+                d->options = TAKE_PTR(options);
+                free(d->headerdev);
+                d->headerdev = TAKE_PTR(headerdev);
+
+        } else if (streq(key, "luks.key")) {
+                _cleanup_free_ char *file = NULL, *device = NULL;
+
+                n = strspn(value, "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-");
+                if (value[n] != '=') {
+                        /* No UUID: the default key file of command-line volumes, taken as is. */
+                        if (free_and_strdup(&arg_default_keyfile, value) < 0)
+                                return log_oom();
+                        return 0;
+                }
+                uuid = strndup(value, n);
+                if (!uuid)
+                        return log_oom();
+                if (warn_uuid_invalid(key, uuid))
+                        return 0;
+                d = get_device(uuid);
+                if (!d)
+                        return log_oom();
+                r = crypt_split_locationspec(value + n + 1, &file, &device);
+                if (r < 0)
+                        return r;
+                free(d->keyfile);
+                d->keyfile = TAKE_PTR(file);
+                free(d->keydev);
+                d->keydev = TAKE_PTR(device);
+
+        } else if (streq(key, "luks.data")) {
+                _cleanup_free_ char *node = NULL;
+
+                n = strspn(value, "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-");
+                if (value[n] != '=') {
+                        log_warning("Failed to parse luks.data= kernel command line switch. UUID is invalid, ignoring.");
+                        return 0;
+                }
+                uuid = strndup(value, n);
+                if (!uuid)
+                        return log_oom();
+                if (warn_uuid_invalid(key, uuid))
+                        return 0;
+                d = get_device(uuid);
+                if (!d)
+                        return log_oom();
+                if (devspec_to_node(value + n + 1, DEVSPEC_NO_ID, &node) < 0)
+                        return log_oom();
+                free(d->datadev);
+                d->datadev = TAKE_PTR(node);
+        }
+        return 0;
+}
+
+/* Result of the walk over all volumes: the first failure, but every volume is still tried. */
+static int record(int *acc, int r) {
+        if (r < 0 && *acc >= 0)
+                *acc = r;
+        return r == -ENOMEM ? r : 0;
+}
+
+static int add_crypttab_device(const CrypttabEntry *e, void *data) {
+        _cleanup_free_ char *keyfile = NULL, *keydev = NULL, *headerdev = NULL, *filtered = NULL;
+        const char *uuid, *options = e->options;
+        CryptDevice *d = NULL;
+        int r;
+
+        /* The command-line volume this line describes: by UUID= or by-uuid device, else by luks-UUID name. */
+        uuid = startswith(e->device, "UUID=");
+        if (!uuid)
+                uuid = path_startswith(e->device, "/dev/disk/by-uuid/");
+        if (!uuid)
+                uuid = startswith(e->name, "luks-");
+        if (uuid)
+                d = find_device(uuid);
+
+        if (arg_allow_list && !d) {
+                log_info("Not creating device '%s' because it was not specified on the kernel command line.", e->name);
+                return 0;
+        }
+        if (!name_is_valid(e->name)) {
+                log_error("%s:%u: \"%s\" is not a valid volume name, ignoring.", arg_crypttab, e->line, e->name);
+                return 0;
+        }
+
+        r = crypt_split_locationspec(e->keyspec, &keyfile, &keydev);
+        if (r < 0)
+                return r;
+
+        /* The line's name, device and key win; per-UUID luks.options= replace the line's options. */
+        if (options && (!d || !d->options)) {
+                r = filter_header_device(options, &headerdev, &filtered);
+                if (r < 0)
+                        return r;
+                options = filtered;
+        }
+
+        r = crypt_write_volume(generator_dest, arg_runtime_dir, &(CryptVolume) {
+                        .name = e->name,
+                        .device = e->device,
+                        .key_file = keyfile,
+                        .keydev = keydev,
+                        .headerdev = d && d->options ? d->headerdev : headerdev,
+                        .options = d && d->options ? d->options : options,
+                        .source = arg_crypttab,
+                });
+        if (d)
+                d->create = false;
+        return record(data, r);
+}
+
+static int add_cmdline_devices(int *acc) {
+        for (size_t i = 0; i < arg_n_devices; i++) {
+                _cleanup_free_ char *device = NULL;
+                CryptDevice *d = arg_devices[i];
+                int r;
+
+                if (!d->create) {
+                        log_debug("Skipping command-line options for %s, as no volume is created for it.", d->uuid);
+                        continue;
+                }
+                if (!d->name && !(d->name = strjoin("luks-", d->uuid)))
+                        return log_oom();
+                device = strjoin("UUID=", d->uuid);
+                if (!device)
+                        return log_oom();
+
+                r = crypt_write_volume(generator_dest, arg_runtime_dir, &(CryptVolume) {
+                                .name = d->name,
+                                .device = d->datadev ?: device,
+                                .key_file = d->keyfile ?: arg_default_keyfile,
+                                .keydev = d->keydev,
+                                .headerdev = d->headerdev,
+                                .options = d->options ?: arg_default_options,
+                                .source = "/proc/cmdline",
+                        });
+                r = record(acc, r);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int run(const char *dest, const char *dest_early, const char *dest_late) {
+        int r, acc = 0;
+
+        if (!in_initrd()) {
+                log_debug("Not running in the initrd, nothing to do.");
+                return 0;
+        }
+        arg_crypttab = getenv("SYSTEMD_CRYPTTAB") ?: "/etc/crypttab";
+        arg_runtime_dir = getenv("RUNTIME_DIRECTORY") ?: "/run/systemd/cryptsetup";
+
+        r = cmdline_parse(parse_cmdline_item, NULL, CMDLINE_STRIP_RD_PREFIX);
+        if (r < 0) {
+                log_warning_errno(r, "Failed to parse kernel command line: %m");
+                goto finish;
+        }
+        if (!arg_enabled) {
+                log_debug("Disabled by luks=no, not creating any volume.");
+                goto finish;
+        }
+
+        if (arg_read_crypttab)
+                r = crypttab_parse(arg_crypttab, add_crypttab_device, &acc);
+        else
+                log_debug("Skipping %s, as luks.crypttab=no was given.", arg_crypttab);
+        if (r >= 0)
+                r = add_cmdline_devices(&acc);
+        if (r >= 0)
+                r = acc;
+finish:
+        free_args();
+        return r < 0 ? r : 0;
+}
+
+FOYER_DEFINE_MAIN_GENERATOR(run);

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include "cryptsetup-unit.h"
+#include "macro.h"
+#include "strv.h"
+#include "unit-name.h"
+
+void cryptsetup_write_unit_section(FILE *f, const char *source) {
+        fputs("[Unit]\n"
+              "Description=Cryptography Setup for %I\n"
+              "Documentation=man:crypttab(5) man:systemd-cryptsetup-generator(8) man:systemd-cryptsetup@.service(8)\n",
+              f);
+        if (source)
+                fprintf(f, "SourcePath=%s\n", source);
+        fputs("DefaultDependencies=no\n"
+              "IgnoreOnIsolate=true\n"
+              "After=cryptsetup-pre.target systemd-udevd-kernel.socket\n"
+              "Before=blockdev@dev-mapper-%i.target\n"
+              "Wants=blockdev@dev-mapper-%i.target\n",
+              f);
+}
+
+int cryptsetup_write_service_section(FILE *f, const char *name, const char *what, const char *key_file,
+                                     const char *options) {
+        _cleanup_free_ char *n = specifier_escape(name), *w = specifier_escape(what),
+                            *k = key_file ? specifier_escape(key_file) : NULL,
+                            *o = options ? specifier_escape(options) : NULL;
+
+        if (!n || !w || (key_file && !k) || (options && !o))
+                return -ENOMEM;
+        /* The arguments are quoted, not escaped further: systemd 252 relies on names and paths without
+         * single quotes, and so does systemd-cryptsetup's own parser. */
+        fprintf(f,
+                "\n[Service]\n"
+                "Type=oneshot\n"
+                "RemainAfterExit=yes\n"
+                "TimeoutSec=0\n"
+                "KeyringMode=shared\n"
+                "OOMScoreAdjust=500\n"
+                "ExecStart=" ROOTLIBEXECDIR "/systemd-cryptsetup attach '%s' '%s' '%s' '%s'\n"
+                "ExecStop=" ROOTLIBEXECDIR "/systemd-cryptsetup detach '%s'\n",
+                n, w, k ?: "", o ?: "", n);
+        return 0;
+}
+
+static int build(const char *prefix, const char *name, const char *suffix, char **ret) {
+        _cleanup_free_ char *e = NULL;
+        char *s;
+        int r;
+
+        r = unit_name_escape(name, &e);
+        if (r < 0)
+                return r;
+        s = strjoin(prefix, e, suffix);
+        if (!s)
+                return -ENOMEM;
+        if (strlen(s) >= UNIT_NAME_MAX) {
+                free(s);
+                return -ENAMETOOLONG;
+        }
+        *ret = s;
+        return 0;
+}
+
+int cryptsetup_unit_name(const char *name, char **ret) {
+        return build("systemd-cryptsetup@", name, ".service", ret);
+}
+
+int cryptsetup_mapper_device_unit(const char *name, char **ret) {
+        return build("dev-mapper-", name, ".device", ret);
+}

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The two sections every systemd-cryptsetup@.service instance shares, byte-compatible with systemd 252's
+ * generator_write_cryptsetup_unit_section() and generator_write_cryptsetup_service_section(). Used by
+ * foyer-crypt-generator; the gpt-auto generator may use them too (gptauto: this is the helper to call
+ * for the "root" volume, write your own Before=/BindsTo= lines between the two sections). */
+
+#include <stdio.h>
+
+/* Writes "[Unit]" with Description=, Documentation=, SourcePath=<source> (omitted if source is NULL),
+ * DefaultDependencies=no, IgnoreOnIsolate=true and the cryptsetup-pre/udevd/blockdev ordering. The
+ * caller appends its own dependency lines. */
+void cryptsetup_write_unit_section(FILE *f, const char *source);
+/* Writes an empty line and "[Service]" with ExecStart=ROOTLIBEXECDIR/systemd-cryptsetup attach 'NAME'
+ * 'WHAT' 'KEY' 'OPTIONS' and the matching ExecStop=; each argument is specifier-escaped and
+ * single-quoted, NULL key_file/options become ''. Returns 0 or -ENOMEM. */
+int cryptsetup_write_service_section(FILE *f, const char *name, const char *what, const char *key_file,
+                                     const char *options);
+/* "systemd-cryptsetup@<escaped name>.service" as a new string in *ret; returns 0 or a negative errno. */
+int cryptsetup_unit_name(const char *name, char **ret);
+/* "dev-mapper-<escaped name>.device" as a new string in *ret; returns 0 or a negative errno. */
+int cryptsetup_mapper_device_unit(const char *name, char **ret);
