@@ -17,6 +17,8 @@
  *   poweroff SEC          wait for the machine to power itself off
  *   sleep SEC             let the console run for SEC seconds (e.g. before typing at a prompt
  *                         that flushes its input first)
+ *   secret TEXT           fail if TEXT (C escapes work) ever shows up on the console: checked
+ *                         as output arrives and once more over the whole console at the end
  * Text matched by one step is consumed: the next step only looks at what came after it.
  */
 #include <errno.h>
@@ -38,6 +40,7 @@
 #define MAX_ARGS 128
 #define MAX_STEPS 64
 #define MAX_FAILS 16
+#define MAX_SECRETS 8
 #define TAIL_LINES 60
 
 enum step_kind { STEP_EXPECT, STEP_SEND, STEP_REPORT, STEP_POWEROFF, STEP_SLEEP };
@@ -61,6 +64,9 @@ static struct {
         int n_steps;
         char *fails[MAX_FAILS];
         int n_fails;
+        char *secrets[MAX_SECRETS];
+        int secret_lines[MAX_SECRETS];
+        int n_secrets;
 } cfg = {
         .timeout = 600,
         .smp = 1,
@@ -224,11 +230,19 @@ static void compile(regex_t *re, const char *pattern, int line) {
 static regex_t fail_re[MAX_FAILS];
 static size_t fail_checked;
 
+/* Secrets are never printed: the message names the script line that declared them. */
+static void check_secrets(size_t from, size_t to) {
+        for (int i = 0; i < cfg.n_secrets; i++)
+                if (memmem(text + from, to - from, cfg.secrets[i], strlen(cfg.secrets[i])))
+                        fail("console showed the secret of script line %d", cfg.secret_lines[i]);
+}
+
 static void check_fail_patterns(void) {
         /* Only complete lines, each looked at once. */
         char *end = memrchr(text + fail_checked, '\n', text_len - fail_checked);
         if (!end)
                 return;
+        check_secrets(fail_checked, end + 1 - text);
         char saved = end[1];
         end[1] = '\0';
         for (int i = 0; i < cfg.n_fails; i++) {
@@ -391,6 +405,14 @@ static void parse_script(const char *path) {
                         if (cfg.n_fails >= MAX_FAILS)
                                 die("too many fail lines");
                         cfg.fails[cfg.n_fails++] = strdup(rest);
+                        continue;
+                } else if (strcmp(s, "secret") == 0) {
+                        if (cfg.n_secrets >= MAX_SECRETS)
+                                die("too many secret lines");
+                        if (!*rest)
+                                die("%s:%d: secret needs a text", path, lineno);
+                        cfg.secret_lines[cfg.n_secrets] = lineno;
+                        cfg.secrets[cfg.n_secrets++] = unescape(rest);
                         continue;
                 } else if (strcmp(s, "send") == 0) {
                         st.kind = STEP_SEND;
@@ -668,6 +690,8 @@ int main(int argc, char **argv) {
                 }
         }
         kill_qemu();
+        /* Also what came after the last step, and anything sent mid-line. */
+        check_secrets(0, text_len);
         fprintf(stderr, "vm-run: ok after %.1fs%s%s\n", now() - t_start,
                 cfg.log_path ? ", console log: " : "", cfg.log_path ? cfg.log_path : "");
         return 0;
