@@ -3,7 +3,8 @@
 #
 # regen-golden.sh FOYER_GENERATOR CASEDIR [CASE...]
 #
-# Regenerates CASEDIR/NN-name.expected/ trees: from the host's systemd-fstab-generator for every case,
+# Regenerates CASEDIR/NN-name.expected/ trees: from the host's systemd-fstab-generator (for crypt/:
+# systemd-cryptsetup-generator) for every case,
 # except the known differences listed in docs/kernel-command-line.md, which come from FOYER_GENERATOR
 # and must be reviewed by hand before committing. Exit statuses other than 0 are stored in NN-name.exit.
 set -eu
@@ -11,12 +12,12 @@ set -eu
 foyer=$(realpath "$1")
 casedir=$(realpath "$2")
 shift 2
-systemd=/usr/lib/systemd/system-generators/systemd-fstab-generator
 here=$(dirname "$(realpath "$0")")
 source "$here/lib.sh"
+systemd=$(systemd_counterpart "$casedir")
 fake_fsck_bin
 trap 'rm -rf "$fakebin"' EXIT
-known=$(known_differences)
+known=$(known_differences "$(diff_table "$casedir")")
 
 if (($# > 0)); then cases=("$@"); else
         cases=()

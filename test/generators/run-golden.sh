@@ -10,6 +10,7 @@
 # Per-case inputs next to NN-name.cmdline (all optional):
 #   NN-name.fstab        host fstab for the second pass      (SYSTEMD_SYSROOT_FSTAB, default /dev/null)
 #   NN-name.initrd-fstab the initrd's own fstab              (SYSTEMD_FSTAB, default /dev/null)
+#   NN-name.crypttab     the initrd's /etc/crypttab          (SYSTEMD_CRYPTTAB, default /dev/null)
 #   NN-name.env          extra VAR=value lines; @CASEDIR@ is replaced by CASEDIR
 #   NN-name.exit         expected exit status (default 0)
 # PATH holds only /usr/bin, /bin and stub fsck, fsck.ext4, fsck.xfs, fsck.btrfs, fsck.vfat (see lib.sh).
@@ -30,7 +31,7 @@ fake_fsck_bin
 
 case $name in
         foyer-*) skip="" ;;
-        *) skip=$(known_differences) ;;
+        *) skip=$(known_differences "$(diff_table "$casedir")") ;;
 esac
 
 tmp=$(mktemp -d)
