@@ -148,6 +148,8 @@ const char *const plan_default_modules[] = {
         /* device mapper and the ciphers of common LUKS setups */
         "dm_mod", "dm_crypt", "crc32c", "aesni_intel", "xts", "cbc", "sha256_generic", "essiv",
         "algif_skcipher",
+        /* LVM targets beyond linear and striped (both in dm_mod): snapshots, mirrors, thin, cache, raid */
+        "dm_snapshot", "dm_mirror", "dm_zero", "dm_thin_pool", "dm_cache", "dm_cache_smq", "dm_raid",
         /* keyboards, for the passphrase prompt */
         "hid_generic", "usbhid", "atkbd", "i8042",
         "loop",
@@ -623,6 +625,10 @@ int plan_image(Manifest *m, const BuildConfig *c, const Probe *p) {
         }
 
         r = add_generators(m);
+        if (r < 0)
+                return r;
+
+        r = plan_lvm(m, c);
         if (r < 0)
                 return r;
 

@@ -14,6 +14,9 @@ extern const char *const plan_default_modules[];
 /* Adds everything but the library closure and the kernel modules. */
 int plan_image(Manifest *m, const BuildConfig *c, const Probe *p);
 
+/* plan-lvm.c: lvm2's tools, udev rules and an lvm.conf for the initrd. */
+int plan_lvm(Manifest *m, const BuildConfig *c);
+
 /* Helpers for the files that add one concern each (storage stacks, debugging tools). They run
  * before /etc is written, so the groups their udev rules name end up in /etc/group. */
 

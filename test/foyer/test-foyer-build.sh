@@ -60,13 +60,28 @@ for g in systemd-fstab-generator systemd-cryptsetup-generator systemd-gpt-auto-g
          systemd-debug-generator systemd-hibernate-resume-generator; do
         [ ! -e "$tmp/root/usr/lib/systemd/system-generators/$g" ] || fail "$g must not be in the image"
 done
-# No dangling symlinks inside the image (resolved within it).
+# No dangling symlinks inside the image (resolved within it), except links into /run, which only
+# exists at boot (/etc/lvm/lvmlocal.conf points to what foyer-lvm-generator writes there).
 while read -r l; do
         t=$(readlink "$l")
+        case $t in /run/*) continue ;; esac
         case $t in /*) p="$tmp/root$t" ;; *) p="$(dirname "$l")/$t" ;; esac
         [ -e "$p" ] || [ -L "$p" ] || fail "dangling symlink ${l#$tmp/root} -> $t"
 done < <(find "$tmp/root" -type l -not -path "$tmp/root/bin" -not -path "$tmp/root/sbin" \
                               -not -path "$tmp/root/lib" -not -path "$tmp/root/lib64")
+
+echo "== LVM: lvm2, its rules, the image's lvm.conf, the dm targets"
+for f in usr/lib/udev/rules.d/69-lvm.rules usr/lib/udev/rules.d/56-lvm.rules usr/bin/systemd-run usr/sbin/dmsetup; do
+        [ -e "$tmp/root/$f" ] || fail "missing /$f"
+done
+[ -x "$tmp/root/usr/sbin/lvm" ] || fail "missing /usr/sbin/lvm"
+# lvm needs /proc, so the host's lvm2 (in tools/packages) reads the image's configuration.
+if command -v lvmconfig >/dev/null; then
+        LVM_SYSTEM_DIR=$tmp/root/etc/lvm lvmconfig global/event_activation activation/monitoring \
+                devices/use_devicesfile 2>/dev/null | tr '\n' ' ' |
+                grep -qx 'event_activation=1 monitoring=0 use_devicesfile=0 ' || fail "lvm.conf of the image"
+fi
+chroot "$tmp/root" modprobe -S "$kver" -n -v dm_thin_pool | grep -q 'dm-thin-pool\.ko' || fail "modprobe dm_thin_pool"
 
 echo "== cpio -t equals foyer ls"
 zstd -dcq "$tmp/a.img" | cpio -t --quiet >"$tmp/cpio.list"
