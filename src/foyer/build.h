@@ -3,6 +3,41 @@
 
 /* The pipeline of foyer build: config → probe → plan → resolve → emit (cpio → compress) → commit. */
 
+#include <stdbool.h>
+
 #include "foyer-config.h"
 
 int build_image(const BuildConfig *c);
+
+/* The options of the image itself, shared by foyer build and foyer uki (which builds an image
+ * when it is given none): --kver, --root, --compress, --compress-level, --add-module,
+ * --add-file and --verbose. Each verb adds its own (--output, --cmdline, ...). */
+typedef struct BuildArgs {
+        BuildConfig cli;        /* what the command line set, applied over the files */
+        char **modules;
+        char **files;
+        bool any;               /* an image option was given */
+} BuildArgs;
+
+enum {
+        BUILD_ARG_LEVEL = 0x100,
+        _BUILD_ARG_MAX,         /* verbs number their own long-only options from here */
+};
+
+#define BUILD_ARGS_SHORT "k:r:c:m:a:v"
+#define BUILD_ARGS_LONG                                                              \
+        { "kver",           required_argument, NULL, 'k'             },             \
+        { "root",           required_argument, NULL, 'r'             },             \
+        { "compress",       required_argument, NULL, 'c'             },             \
+        { "compress-level", required_argument, NULL, BUILD_ARG_LEVEL },             \
+        { "add-module",     required_argument, NULL, 'm'             },             \
+        { "add-file",       required_argument, NULL, 'a'             },             \
+        { "verbose",        no_argument,       NULL, 'v'             }
+
+void build_args_init(BuildArgs *a);
+void build_args_done(BuildArgs *a);
+/* Applies one getopt result: 1 if it was an image option, 0 if it is not one, < 0 on error. */
+int build_args_parse(BuildArgs *a, int opt, const char *arg);
+/* Reads the configuration files into c (initialised by the caller) and applies the command
+ * line on top. */
+int build_args_config(BuildArgs *a, BuildConfig *c);

@@ -1,0 +1,462 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include <fcntl.h>
+#include <getopt.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "build.h"
+#include "commit.h"
+#include "log.h"
+#include "pe.h"
+#include "probe.h"
+#include "uki.h"
+#include "util.h"
+
+#define DEFAULT_STUB "/usr/lib/systemd/boot/efi/linuxx64.efi.stub"
+
+typedef struct UkiArgs {
+        const char *output, *kernel, *initrd, *cmdline, *os_release, *uname, *splash, *stub;
+        const char *sign_key, *sign_cert;
+} UkiArgs;
+
+typedef struct Blob {
+        char *data;
+        size_t size;
+} Blob;
+
+static void blob_done(Blob *b) {
+        free(b->data);
+        *b = (Blob) {};
+}
+
+static void help_uki(void) {
+        printf("%s uki -o OUT.efi [OPTIONS...]\n\n"
+               "Build a unified kernel image: systemd's EFI stub with the kernel, an initrd, the\n"
+               "command line, os-release and the kernel version as PE sections.\n\n"
+               "  -o --output=PATH          The UKI to write (required)\n"
+               "     --kernel=VMLINUZ       Kernel EFI image (default: ROOT/boot/vmlinuz-VERSION)\n"
+               "     --initrd=IMG           Initrd to embed (default: build one with the image\n"
+               "                            options below, as foyer build does)\n"
+               "     --cmdline=TEXT|@FILE   Kernel command line (default: none; the stub then\n"
+               "                            takes the boot loader's)\n"
+               "     --os-release=FILE      (default: ROOT/etc/os-release, ROOT/usr/lib/os-release)\n"
+               "     --uname=VERSION        Kernel version (default: --kver, else read from the kernel)\n"
+               "     --splash=BMP           Boot splash image\n"
+               "     --stub=STUB            (default: " DEFAULT_STUB ")\n"
+               "     --sign-key=KEY         Sign with sbsign: PEM private key (unencrypted)...\n"
+               "     --sign-cert=CERT       ...and its PEM certificate\n\n"
+               "Image options (when no --initrd is given), as for foyer build:\n"
+               "  -k --kver=VERSION  -r --root=DIR  -c --compress=FORMAT  --compress-level=N\n"
+               "  -m --add-module=NAME  -a --add-file=SRC[:DEST]  -v --verbose\n"
+               "  -h --help                 Show this help\n",
+               program_invocation_short_name);
+}
+
+static int read_blob(const char *what, const char *path, Blob *ret) {
+        Blob b = {};
+        int r;
+
+        r = read_full_file(path, &b.data, &b.size);
+        if (r < 0)
+                return log_error_errno(r, "Failed to read %s %s: %m", what, path);
+        if (b.size == 0) {
+                blob_done(&b);
+                return log_error_errno(SYNTHETIC_ERRNO(EINVAL), "%s %s is empty.", what, path);
+        }
+        *ret = b;
+        return 0;
+}
+
+/* The x86 boot protocol's setup header points at the version string ("6.1.0-57-amd64 (...) #1
+ * SMP ..."), which is where uname -r comes from without running the kernel. */
+static char *bzimage_version(const Blob *k) {
+        const uint8_t *d = (const uint8_t *) k->data;
+        size_t off, len = 0;
+
+        if (k->size < 0x210 || memcmp(d + 0x202, "HdrS", 4) != 0)
+                return NULL;
+        off = (size_t) (d[0x20e] | d[0x20f] << 8);
+        if (off == 0)
+                return NULL;
+        off += 0x200;
+        while (off + len < k->size && len < 64 && d[off + len] > ' ' && d[off + len] < 0x7f)
+                len++;
+        return len > 0 ? strndup((const char *) d + off, len) : NULL;
+}
+
+static int load_stub(const char *path, Blob *ret, PeImage *ret_pe) {
+        _cleanup_(blob_done) Blob b = {};
+        const char *why = NULL;
+        int r;
+
+        r = read_blob("stub", path, &b);
+        if (r < 0)
+                return r;
+        r = pe_parse((const uint8_t *) b.data, b.size, ret_pe, &why);
+        if (r < 0)
+                return log_error_errno(r, "Stub %s is not a PE image: %s.", path, why);
+        if (ret_pe->subsystem != PE_SUBSYSTEM_EFI_APPLICATION)
+                return log_error_errno(SYNTHETIC_ERRNO(EBADMSG),
+                                       "Stub %s is not an EFI application (PE subsystem %u).", path,
+                                       ret_pe->subsystem);
+        if (pe_find_section(ret_pe, ".linux"))
+                return log_error_errno(SYNTHETIC_ERRNO(EBADMSG),
+                                       "Stub %s already holds a .linux section (it is a UKI, not a stub).", path);
+        *ret = b;
+        b = (Blob) {};
+        return 0;
+}
+
+static int load_kernel(const char *path, Blob *ret) {
+        _cleanup_(blob_done) Blob b = {};
+        const char *why = NULL;
+        PeImage pe;
+        int r;
+
+        r = read_blob("kernel", path, &b);
+        if (r < 0)
+                return r;
+        r = pe_parse((const uint8_t *) b.data, b.size, &pe, &why);
+        if (r < 0)
+                return log_error_errno(r, "Kernel %s is not an EFI image (%s); the stub can only start a kernel "
+                                       "built with CONFIG_EFI_STUB.", path, why);
+        if (pe.subsystem != PE_SUBSYSTEM_EFI_APPLICATION)
+                return log_error_errno(SYNTHETIC_ERRNO(EBADMSG),
+                                       "Kernel %s is not an EFI application (PE subsystem %u).", path, pe.subsystem);
+        *ret = b;
+        b = (Blob) {};
+        return 0;
+}
+
+static int load_cmdline(const char *arg, Blob *ret) {
+        Blob b = {};
+        int r;
+
+        if (arg[0] == '@') {
+                r = read_blob("command line file", arg + 1, &b);
+                if (r < 0)
+                        return r;
+        } else {
+                b.data = strdup(arg);
+                if (!b.data)
+                        return log_oom();
+                b.size = strlen(arg);
+        }
+        /* A file's trailing newline is not part of the command line. */
+        while (b.size > 0 && strchr(" \t\n", b.data[b.size - 1]))
+                b.data[--b.size] = '\0';
+        if (b.size == 0 || strlen(b.data) != b.size) {
+                blob_done(&b);
+                return log_error_errno(SYNTHETIC_ERRNO(EINVAL), "--cmdline=%s: %s.", arg,
+                                       b.size == 0 ? "empty command line" : "contains a NUL byte");
+        }
+        *ret = b;
+        return 0;
+}
+
+static int find_os_release(const char *root, char **ret) {
+        FOREACH_STRING(p, "/etc/os-release", "/usr/lib/os-release") {
+                _cleanup_free_ char *full = path_prefix_root(root, p);
+
+                if (!full)
+                        return log_oom();
+                if (access(full, R_OK) >= 0) {
+                        *ret = TAKE_PTR(full);
+                        return 0;
+                }
+        }
+        return log_error_errno(SYNTHETIC_ERRNO(ENOENT), "No os-release in %s (etc/ or usr/lib/); use --os-release.",
+                               root);
+}
+
+/* Builds the image like foyer build, into a private temporary directory. */
+static int build_initrd(BuildArgs *a, const char *kver, Blob *ret) {
+        char tmp[] = "/var/tmp/foyer-uki.XXXXXX";
+        _cleanup_free_ char *img = NULL;
+        BuildConfig c;
+        int r;
+
+        if (!mkdtemp(tmp))
+                return log_error_errno(errno, "Failed to create a temporary directory in /var/tmp: %m");
+        img = strjoin(tmp, "/initrd.img");
+        if (!img) {
+                (void) rmdir(tmp);
+                return log_oom();
+        }
+
+        build_config_init(&c);
+        r = build_args_config(a, &c);
+        if (r >= 0 && !c.kver && kver && !(c.kver = strdup(kver)))
+                r = log_oom();
+        if (r >= 0 && free_and_strdup(&c.output, img) < 0)
+                r = log_oom();
+        if (r >= 0)
+                r = build_image(&c);
+        if (r >= 0)
+                r = read_blob("built initrd", img, ret);
+        build_config_done(&c);
+        (void) unlink(img);
+        (void) rmdir(tmp);
+        return r;
+}
+
+static int write_all(int fd, const uint8_t *p, size_t n, const char *path) {
+        while (n > 0) {
+                ssize_t k = write(fd, p, MIN(n, (size_t) 1 << 30));
+
+                if (k < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return log_error_errno(errno, "Failed to write %s: %m", path);
+                }
+                p += k;
+                n -= k;
+        }
+        return 0;
+}
+
+static int run_sbsign(const UkiArgs *u, const char *in, const char *out) {
+        extern char **environ;
+        const char *argv[] = { "sbsign", "--key", u->sign_key, "--cert", u->sign_cert, "--output", out, in, NULL };
+        pid_t pid;
+        int status, r;
+
+        r = posix_spawnp(&pid, "sbsign", NULL, NULL, (char **) argv, environ);
+        if (r == ENOENT)
+                return log_error_errno(r, "sbsign not found (package sbsigntool).");
+        if (r != 0)
+                return log_error_errno(r, "Failed to run sbsign: %m");
+        if (waitpid(pid, &status, 0) < 0)
+                return log_error_errno(errno, "Failed to wait for sbsign: %m");
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+                return log_error_errno(SYNTHETIC_ERRNO(EIO), "sbsign --key %s --cert %s failed.", u->sign_key,
+                                       u->sign_cert);
+        return 0;
+}
+
+/* The UKI goes to a temporary file beside the output; sbsign, if asked, signs that into a second
+ * one, after the last byte of the image is written; only the final file is renamed into place. */
+static int write_uki(const UkiArgs *u, const uint8_t *data, size_t size) {
+        OutputFile unsigned_out = { .fd = -EBADF }, signed_out = { .fd = -EBADF };
+        OutputFile *final = &unsigned_out;
+        int r;
+
+        r = output_file_open(u->output, &unsigned_out);
+        if (r < 0)
+                return r;
+        r = write_all(unsigned_out.fd, data, size, unsigned_out.temp_path);
+        if (r < 0)
+                goto finish;
+        if (fsync(unsigned_out.fd) < 0) {
+                r = log_error_errno(errno, "Failed to write %s: %m", unsigned_out.temp_path);
+                goto finish;
+        }
+
+        if (u->sign_key) {
+                r = output_file_open(u->output, &signed_out);
+                if (r < 0)
+                        goto finish;
+                r = run_sbsign(u, unsigned_out.temp_path, signed_out.temp_path);
+                if (r < 0)
+                        goto finish;
+                /* sbsign may have replaced the file; commit what is at the name now. */
+                close(signed_out.fd);
+                signed_out.fd = open(signed_out.temp_path, O_RDWR | O_CLOEXEC);
+                if (signed_out.fd < 0) {
+                        r = log_error_errno(errno, "Failed to open the signed %s: %m", signed_out.temp_path);
+                        goto finish;
+                }
+                final = &signed_out;
+        }
+        r = output_file_commit(final, 0644);
+
+finish:
+        output_file_done(&signed_out);
+        output_file_done(&unsigned_out);
+        return r;
+}
+
+static int make_uki(const UkiArgs *u, BuildArgs *a) {
+        _cleanup_(blob_done) Blob stub = {}, kernel = {}, initrd = {}, cmdline = {}, osrel = {}, splash = {};
+        _cleanup_free_ char *kernel_path = NULL, *osrel_path = NULL, *uname_str = NULL, *out = NULL;
+        const char *root = a->cli.root ?: "/", *why = NULL;
+        PeAddSection add[6];
+        size_t n_add = 0, out_size;
+        PeImage stub_pe;
+        int r;
+
+        /* Cheap checks first: a bad stub or key fails before an image is built. */
+        r = load_stub(u->stub ?: DEFAULT_STUB, &stub, &stub_pe);
+        if (r < 0)
+                return r;
+        if (u->sign_key) {
+                FOREACH_STRING(f, u->sign_key, u->sign_cert)
+                        if (access(f, R_OK) < 0)
+                                return log_error_errno(errno, "Signing file %s: %m", f);
+        }
+        if (u->cmdline) {
+                r = load_cmdline(u->cmdline, &cmdline);
+                if (r < 0)
+                        return r;
+        }
+
+        /* The kernel, and its version. */
+        if (u->kernel)
+                kernel_path = strdup(u->kernel);
+        else {
+                const char *v = u->uname ?: a->cli.kver;
+                Probe p = {};
+
+                if (!v) {
+                        r = probe_host(root, NULL, &p);
+                        if (r < 0)
+                                return r;
+                        v = p.kver;
+                }
+                _cleanup_free_ char *rel = strjoin("/boot/vmlinuz-", v);
+                kernel_path = rel ? path_prefix_root(root, rel) : NULL;
+                probe_done(&p);
+        }
+        if (!kernel_path)
+                return log_oom();
+        r = load_kernel(kernel_path, &kernel);
+        if (r < 0)
+                return r;
+        if (u->uname)
+                uname_str = strdup(u->uname);
+        else if (a->cli.kver)
+                uname_str = strdup(a->cli.kver);
+        else {
+                uname_str = bzimage_version(&kernel);
+                if (!uname_str)
+                        return log_error_errno(SYNTHETIC_ERRNO(EINVAL),
+                                               "Kernel %s carries no version string; use --uname.", kernel_path);
+        }
+        if (!uname_str)
+                return log_oom();
+
+        if (u->os_release)
+                osrel_path = strdup(u->os_release);
+        else {
+                r = find_os_release(root, &osrel_path);
+                if (r < 0)
+                        return r;
+        }
+        if (!osrel_path)
+                return log_oom();
+        r = read_blob("os-release", osrel_path, &osrel);
+        if (r < 0)
+                return r;
+
+        if (u->splash) {
+                r = read_blob("splash", u->splash, &splash);
+                if (r < 0)
+                        return r;
+                if (splash.size < 2 || memcmp(splash.data, "BM", 2) != 0)
+                        return log_error_errno(SYNTHETIC_ERRNO(EINVAL), "Splash %s is not a BMP image.", u->splash);
+        }
+
+        if (u->initrd)
+                r = read_blob("initrd", u->initrd, &initrd);
+        else
+                r = build_initrd(a, uname_str, &initrd);
+        if (r < 0)
+                return r;
+
+        /* The order of the v252 stub's measurements; the stub finds sections by name. */
+        add[n_add++] = (PeAddSection) { ".osrel", osrel.data, osrel.size };
+        if (cmdline.data)
+                add[n_add++] = (PeAddSection) { ".cmdline", cmdline.data, cmdline.size };
+        add[n_add++] = (PeAddSection) { ".uname", uname_str, strlen(uname_str) };
+        if (splash.data)
+                add[n_add++] = (PeAddSection) { ".splash", splash.data, splash.size };
+        add[n_add++] = (PeAddSection) { ".linux", kernel.data, kernel.size };
+        add[n_add++] = (PeAddSection) { ".initrd", initrd.data, initrd.size };
+
+        r = pe_append_sections(&stub_pe, add, n_add, (uint8_t **) &out, &out_size, &why);
+        if (r == -ENOMEM)
+                return log_oom();
+        if (r < 0)
+                return log_error_errno(r, "Cannot add sections to stub %s: %s.", u->stub ?: DEFAULT_STUB, why);
+
+        r = write_uki(u, (const uint8_t *) out, out_size);
+        if (r < 0)
+                return r;
+        log_info("Wrote %s: kernel %s, %.1f MiB (initrd %.1f MiB)%s.", u->output, uname_str, out_size / 1048576.0,
+                 initrd.size / 1048576.0, u->sign_key ? ", signed" : "");
+        return 0;
+}
+
+int verb_uki(int argc, char *argv[]) {
+        enum {
+                ARG_KERNEL = _BUILD_ARG_MAX,
+                ARG_INITRD,
+                ARG_CMDLINE,
+                ARG_OS_RELEASE,
+                ARG_UNAME,
+                ARG_SPLASH,
+                ARG_STUB,
+                ARG_SIGN_KEY,
+                ARG_SIGN_CERT,
+        };
+        static const struct option options[] = {
+                { "help",       no_argument,       NULL, 'h'            },
+                { "output",     required_argument, NULL, 'o'            },
+                { "kernel",     required_argument, NULL, ARG_KERNEL     },
+                { "initrd",     required_argument, NULL, ARG_INITRD     },
+                { "cmdline",    required_argument, NULL, ARG_CMDLINE    },
+                { "os-release", required_argument, NULL, ARG_OS_RELEASE },
+                { "uname",      required_argument, NULL, ARG_UNAME      },
+                { "splash",     required_argument, NULL, ARG_SPLASH     },
+                { "stub",       required_argument, NULL, ARG_STUB       },
+                { "sign-key",   required_argument, NULL, ARG_SIGN_KEY   },
+                { "sign-cert",  required_argument, NULL, ARG_SIGN_CERT  },
+                BUILD_ARGS_LONG,
+                {}
+        };
+        UkiArgs u = {};
+        BuildArgs a;
+        int opt, r = 0;
+
+        build_args_init(&a);
+        while (r >= 0 && (opt = getopt_long(argc, argv, "ho:" BUILD_ARGS_SHORT, options, NULL)) >= 0) {
+                switch (opt) {
+                case 'h':
+                        help_uki();
+                        build_args_done(&a);
+                        return 0;
+                case 'o':               u.output = optarg;      break;
+                case ARG_KERNEL:        u.kernel = optarg;      break;
+                case ARG_INITRD:        u.initrd = optarg;      break;
+                case ARG_CMDLINE:       u.cmdline = optarg;     break;
+                case ARG_OS_RELEASE:    u.os_release = optarg;  break;
+                case ARG_UNAME:         u.uname = optarg;       break;
+                case ARG_SPLASH:        u.splash = optarg;      break;
+                case ARG_STUB:          u.stub = optarg;        break;
+                case ARG_SIGN_KEY:      u.sign_key = optarg;    break;
+                case ARG_SIGN_CERT:     u.sign_cert = optarg;   break;
+                default:
+                        r = build_args_parse(&a, opt, optarg);
+                        if (r == 0)
+                                r = -EINVAL;
+                }
+        }
+        if (r >= 0 && optind < argc)
+                r = log_error_errno(SYNTHETIC_ERRNO(EINVAL), "uki takes no positional arguments (got \"%s\").",
+                                    argv[optind]);
+        if (r >= 0 && !u.output)
+                r = log_error_errno(SYNTHETIC_ERRNO(EINVAL), "uki needs --output (-o).");
+        if (r >= 0 && !u.sign_key != !u.sign_cert)
+                r = log_error_errno(SYNTHETIC_ERRNO(EINVAL), "--sign-key and --sign-cert go together.");
+        if (r >= 0 && u.initrd && a.any && (a.modules || a.files || a.cli.compression >= 0 || a.cli.level >= 0))
+                r = log_error_errno(SYNTHETIC_ERRNO(EINVAL),
+                                    "--initrd names a finished image; the image options (--add-module, --compress, ...) "
+                                    "only apply when foyer uki builds one.");
+        if (r >= 0)
+                r = make_uki(&u, &a);
+
+        build_args_done(&a);
+        return r;
+}
