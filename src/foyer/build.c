@@ -57,7 +57,7 @@ static int check_output_dir(const char *output) {
 
 int build_image(const BuildConfig *c) {
         _cleanup_(manifest_freep) Manifest *m = NULL;
-        _cleanup_strv_free_ char **search_path = NULL, **wanted = NULL;
+        _cleanup_strv_free_ char **search_path = NULL, **wanted = NULL, **keys = NULL;
         _cleanup_free_ char *output = NULL;
         _cleanup_(sink_freep) Sink *sink = NULL;
         OutputFile out = { .fd = -EBADF };
@@ -143,8 +143,21 @@ int build_image(const BuildConfig *c) {
                 goto finish;
         }
 
-        /* commit: nothing in the image is secret (root is locked), so it may be world-readable. */
-        r = output_file_commit(&out, 0644);
+        /* commit: root is locked, so only key files make the image secret. */
+        r = plan_key_files(m, &keys);
+        if (r < 0)
+                goto finish;
+        if (keys) {
+                _cleanup_free_ char *list = strv_join(keys, ", ");
+
+                if (!list) {
+                        r = log_oom();
+                        goto finish;
+                }
+                log_warning("%s holds key files (%s): it is written with mode 0600; whoever can read it can unlock those volumes.",
+                            output, list);
+        }
+        r = output_file_commit(&out, keys ? 0600 : 0644);
         if (r < 0)
                 goto finish;
 
@@ -157,75 +170,4 @@ finish:
         output_file_done(&out);
         probe_done(&p);
         return r;
-}
-
-void build_args_init(BuildArgs *a) {
-        *a = (BuildArgs) {};
-        build_config_init(&a->cli);
-        a->cli.compression = _COMPRESSION_INVALID;
-}
-
-void build_args_done(BuildArgs *a) {
-        build_config_done(&a->cli);
-        a->modules = strv_free(a->modules);
-        a->files = strv_free(a->files);
-}
-
-int build_args_parse(BuildArgs *a, int opt, const char *arg) {
-        int r;
-
-        switch (opt) {
-        case 'k':
-                r = build_config_assign(&a->cli, "KernelVersion", arg, "command line", 0);
-                break;
-        case 'r':
-                r = build_config_assign(&a->cli, "Root", arg, "command line", 0);
-                break;
-        case 'c':
-                r = build_config_assign(&a->cli, "Compression", arg, "command line", 0);
-                break;
-        case BUILD_ARG_LEVEL:
-                r = build_config_assign(&a->cli, "CompressionLevel", arg, "command line", 0);
-                break;
-        case 'm':
-                r = strv_extend(&a->modules, arg);
-                break;
-        case 'a':
-                r = strv_extend(&a->files, arg);
-                break;
-        case 'v':
-                log_set_max_level(LOG_DEBUG);
-                return 1;       /* not an image setting */
-        default:
-                return 0;
-        }
-        if (r < 0)
-                return r == -ENOMEM ? log_oom() : r;
-        a->any = true;
-        return 1;
-}
-
-int build_args_config(BuildArgs *a, BuildConfig *c) {
-        int r;
-
-        r = build_config_load_files(c);
-        if (r < 0)
-                return r;
-#define OVERRIDE(field) if (a->cli.field) { free(c->field); c->field = TAKE_PTR(a->cli.field); }
-        OVERRIDE(output);
-        OVERRIDE(kver);
-        OVERRIDE(root);
-        OVERRIDE(cmdline);
-#undef OVERRIDE
-        if (a->cli.compression >= 0)
-                c->compression = a->cli.compression;
-        if (a->cli.level >= 0)
-                c->level = a->cli.level;
-        STRV_FOREACH(mod, a->modules)
-                if (strv_extend(&c->add_modules, *mod) < 0)
-                        return log_oom();
-        STRV_FOREACH(f, a->files)
-                if (strv_extend(&c->add_files, *f) < 0)
-                        return log_oom();
-        return 0;
 }

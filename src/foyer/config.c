@@ -20,6 +20,8 @@ void build_config_done(BuildConfig *c) {
         strv_free(c->add_modules);
         strv_free(c->add_files);
         free(c->cmdline);
+        free(c->crypttab);
+        strv_free(c->add_key_files);
         build_config_init(c);
 }
 
@@ -71,6 +73,10 @@ int build_config_assign(BuildConfig *c, const char *key, const char *value, cons
                 r = extend_list(&c->add_modules, value);
         else if (streq(key, "AddFiles"))
                 r = extend_list(&c->add_files, value);
+        else if (streq(key, "Crypttab"))
+                r = set_string(&c->crypttab, value);
+        else if (streq(key, "AddKeyFiles"))
+                r = extend_list(&c->add_key_files, value);
         else if (streq(key, "Compression")) {
                 Compression t = compression_from_string(value);
 

@@ -16,6 +16,8 @@ typedef struct BuildConfig {
         char **add_modules;
         char **add_files;       /* "SRC[:DEST]" */
         char *cmdline;
+        char *crypttab;         /* file to install as /etc/crypttab */
+        char **add_key_files;   /* "SRC[:DEST]", installed 0400 */
 } BuildConfig;
 
 void build_config_init(BuildConfig *c);

@@ -145,8 +145,10 @@ const char *const plan_default_modules[] = {
         "mmc_block", "sdhci_pci", "sdhci_acpi",
         /* file systems */
         "ext4", "xfs", "btrfs", "vfat", "nls_cp437", "nls_iso8859-1", "efivarfs",
-        /* device mapper and the ciphers of common LUKS setups */
-        "dm_mod", "dm_crypt", "crc32c", "aesni_intel", "xts", "cbc", "sha256_generic", "essiv",
+        /* device mapper and the ciphers of common LUKS setups: aes-xts-plain64 (xts over ecb(aes)),
+         * sha256, aes-cbc-essiv; libcryptsetup decrypts keyslots through algif_skcipher and computes
+         * argon2id itself. Debian builds aes_generic, cbc and sha256_generic in (modules.builtin). */
+        "dm_mod", "dm_crypt", "crc32c", "aesni_intel", "xts", "ecb", "cbc", "sha256_generic", "essiv",
         "algif_skcipher",
         /* LVM targets beyond linear and striped (both in dm_mod): snapshots, mirrors, thin, cache, raid */
         "dm_snapshot", "dm_mirror", "dm_zero", "dm_thin_pool", "dm_cache", "dm_cache_smq", "dm_raid",
@@ -632,9 +634,17 @@ int plan_image(Manifest *m, const BuildConfig *c, const Probe *p) {
         if (r < 0)
                 return r;
 
+        r = plan_crypt(m, c);
+        if (r < 0)
+                return r;
+
         r = add_etc(m, c, p);
         if (r < 0)
                 return r;
 
-        return add_user_files(m, c);
+        r = add_user_files(m, c);
+        if (r < 0)
+                return r;
+
+        return plan_crypt_keys(m, c);
 }

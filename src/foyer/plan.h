@@ -14,6 +14,15 @@ extern const char *const plan_default_modules[];
 /* Adds everything but the library closure and the kernel modules. */
 int plan_image(Manifest *m, const BuildConfig *c, const Probe *p);
 
+/* plan-crypt.c: what unlocking LUKS volumes needs, and the crypttab. */
+int plan_crypt(Manifest *m, const BuildConfig *c);
+/* After the user's files are in: adds --add-key-file files and makes every key file (those, the
+ * ones the crypttab or rd.luks.key= in --cmdline name, and /etc/cryptsetup-keys.d/ files) mode
+ * 0400 with a reason starting "key file". */
+int plan_crypt_keys(Manifest *m, const BuildConfig *c);
+/* Returns the image paths of the key files (NULL when there are none). */
+int plan_key_files(Manifest *m, char ***ret);
+
 /* plan-lvm.c: lvm2's tools, udev rules and an lvm.conf for the initrd. */
 int plan_lvm(Manifest *m, const BuildConfig *c);
 

@@ -1,0 +1,284 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* Unlocking LUKS volumes in the initrd: systemd-cryptsetup (units are written by
+ * foyer-crypt-generator), the password agents, the tools for the debug shell, the crypttab and
+ * key files. The dm-crypt modules and ciphers are in plan_default_modules, the stock cryptsetup
+ * targets and the dm udev rules in plan.c's lists, so that their stock .wants links are carried. */
+
+#include <sys/stat.h>
+
+#include "cmdline.h"
+#include "crypttab.h"
+#include "log.h"
+#include "plan.h"
+#include "util.h"
+
+#define CRYPTTAB "/etc/crypttab"
+#define KEYS_DIR "/etc/cryptsetup-keys.d"
+#define KEY_REASON "key file"
+
+static const Item crypt_binaries[] = {
+        { "/usr/lib/systemd/systemd-cryptsetup",        NEED_OPTIONAL, "systemd-cryptsetup@.service instances" },
+        { "/usr/sbin/dmsetup",                          NEED_OPTIONAL, "95-dm-notify.rules, debug shell" },
+        { "/usr/sbin/cryptsetup",                       NEED_OPTIONAL, "debug shell" },
+};
+
+static const Item crypt_units[] = {
+        { UNITDIR "/system-systemd\\x2dcryptsetup.slice", NEED_OPTIONAL, "slice of the cryptsetup instances" },
+        { UNITDIR "/systemd-ask-password-console.path",   NEED_OPTIONAL, "passphrase prompt on the console" },
+        { UNITDIR "/systemd-ask-password-console.service", NEED_OPTIONAL, "passphrase prompt on the console" },
+};
+
+/* Stock rules leave dm devices out of the database that initrd-udevadm-cleanup-db.service wipes
+ * before the switch; without it the real root's udev sees an unlocked volume as not ready. */
+static const char dm_persist_rule[] =
+        "# Keep the udev database entries of device-mapper devices across the switch to the real root.\n"
+        "SUBSYSTEM==\"block\", KERNEL==\"dm-[0-9]*\", ACTION==\"add|change\", OPTIONS+=\"db_persist\"\n";
+
+/* The key file of a KEYFILE[:KEYDEVICE] spec if it lies inside the image: "-", "none", device
+ * nodes and keys on another device do not. Returns 1 with the path, 0 if none, or -ENOMEM. */
+static int keyspec_in_image(const char *spec, char **ret) {
+        _cleanup_free_ char *file = NULL, *device = NULL;
+
+        if (crypttab_split_keyspec(spec, &file, &device) < 0)
+                return -ENOMEM;
+        if (!file || device || file[0] != '/' || startswith(file, "/dev/"))
+                return 0;
+        *ret = TAKE_PTR(file);
+        return 1;
+}
+
+static int add_key(char ***keys, const char *spec) {
+        _cleanup_free_ char *file = NULL;
+        int r = keyspec_in_image(spec, &file);
+
+        if (r < 0)
+                return log_oom();
+        if (r > 0 && !strv_contains(*keys, file) && strv_consume(keys, TAKE_PTR(file)) < 0)
+                return log_oom();
+        return 0;
+}
+
+typedef struct CrypttabKeys {
+        const char *path;
+        char **keys;
+} CrypttabKeys;
+
+static int crypttab_key_entry(const CrypttabEntry *e, void *data) {
+        CrypttabKeys *k = data;
+
+        if (!e->name) {
+                log_warning("--crypttab %s:%u: expected NAME DEVICE [KEYFILE [OPTIONS]], ignoring the line.",
+                            k->path, e->line);
+                return 0;
+        }
+        return add_key(&k->keys, e->keyspec);
+}
+
+/* The key files the crypttab given to --crypttab/Crypttab= names. Lines are checked only as far as
+ * the builder needs: the generator reports the rest at boot. */
+static int crypttab_keys(const char *path, char ***ret) {
+        CrypttabKeys k = { .path = path };
+        int r;
+
+        r = crypttab_parse(path, crypttab_key_entry, &k);
+        if (r < 0) {
+                strv_free(k.keys);
+                return r == -ENOMEM ? log_oom() : log_error_errno(r, "--crypttab %s: %m", path);
+        }
+        *ret = k.keys;
+        return 0;
+}
+
+/* Key files named on the stored command line: rd.luks.key=[UUID=]FILE without ":DEVICE". */
+static int cmdline_keys(const char *cmdline, char ***keys) {
+        _cleanup_strv_free_ char **words = NULL;
+        int r;
+
+        if (isempty(cmdline))
+                return 0;
+        r = cmdline_split(cmdline, &words);
+        if (r < 0)
+                return log_oom();
+        STRV_FOREACH(w, words) {
+                const char *v = startswith(*w, "rd.luks.key=") ?: startswith(*w, "luks.key=");
+                const char *eq;
+
+                if (!v)
+                        continue;
+                /* "UUID=FILE": the UUID part never contains a slash. */
+                eq = strchr(v, '=');
+                if (eq && !memchr(v, '/', eq - v))
+                        v = eq + 1;
+                r = add_key(keys, v);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+int plan_crypt(Manifest *m, const BuildConfig *c) {
+        bool wanted = c->crypttab || !strv_isempty(c->add_key_files);
+        int r;
+
+        for (size_t i = 0; i < ELEMENTSOF(crypt_binaries); i++) {
+                r = plan_add_item(m, crypt_binaries[i].path, crypt_binaries[i].need, crypt_binaries[i].why);
+                if (r < 0)
+                        return r;
+        }
+        if (!manifest_find(m, "/usr/lib/systemd/systemd-cryptsetup")) {
+                /* Asked for a crypttab or key: an image that cannot use them is a build error. */
+                if (wanted)
+                        return log_error_errno(SYNTHETIC_ERRNO(ENOENT),
+                                               "Required file %s/usr/lib/systemd/systemd-cryptsetup is missing (needed for --crypttab and key files).",
+                                               streq(m->root, "/") ? "" : m->root);
+                log_warning("%s/usr/lib/systemd/systemd-cryptsetup is missing: the image cannot unlock LUKS volumes.",
+                            streq(m->root, "/") ? "" : m->root);
+        }
+
+        for (size_t i = 0; i < ELEMENTSOF(crypt_units); i++) {
+                r = plan_add_item(m, crypt_units[i].path, crypt_units[i].need, crypt_units[i].why);
+                if (r < 0)
+                        return r;
+        }
+        r = plan_add_text(m, RULESDIR "/11-foyer-dm-persist.rules", 0644, dm_persist_rule,
+                          "dm devices survive initrd-udevadm-cleanup-db");
+        if (r < 0)
+                return r;
+
+        if (c->crypttab) {
+                struct stat st;
+
+                if (stat(c->crypttab, &st) < 0)
+                        return log_error_errno(errno, "--crypttab %s: %m", c->crypttab);
+                if (!S_ISREG(st.st_mode))
+                        return log_error_errno(SYNTHETIC_ERRNO(EINVAL), "--crypttab %s: not a regular file.",
+                                               c->crypttab);
+                /* The host's own /etc/crypttab is for the real root; the image holds only this one. */
+                r = manifest_add_file(m, CRYPTTAB, c->crypttab, "--crypttab");
+                if (r < 0)
+                        return log_error_errno(r, "Failed to add %s as " CRYPTTAB ": %m", c->crypttab);
+        }
+        return 0;
+}
+
+static int mark_key(Manifest *m, const char *path, const char *why) {
+        _cleanup_free_ char *p = path_simplify_abs(path);
+        Entry *e;
+        char *reason;
+
+        if (!p)
+                return log_oom();
+        e = manifest_find(m, p);
+
+        /* Follow symlinks inside the image to the file that holds the key. */
+        for (unsigned depth = 0; e && e->type == ENTRY_SYMLINK && depth < 16; depth++) {
+                _cleanup_free_ char *dir = path_dirname(e->path),
+                                    *t = e->target[0] == '/' ? strdup(e->target) : strjoin(dir, "/", e->target),
+                                    *s = t ? path_simplify_abs(t) : NULL;
+
+                if (!s)
+                        return log_oom();
+                e = manifest_find(m, s);
+        }
+        if (!e) {
+                log_warning("%s names the key file %s, but the image does not hold it (add it with --add-key-file).",
+                            why, path);
+                return 0;
+        }
+        if (e->type != ENTRY_FILE && e->type != ENTRY_DATA)
+                return log_error_errno(SYNTHETIC_ERRNO(EINVAL), "Key file %s (named by %s) is not a regular file.",
+                                       path, why);
+        if (startswith(e->reason, KEY_REASON))
+                return 0;
+        reason = strjoin(KEY_REASON " (", why, "; ", e->reason, ")");
+        if (!reason)
+                return log_oom();
+        free(e->reason);
+        e->reason = reason;
+        e->mode = 0400;
+        return 0;
+}
+
+static int mark_keys_dir(Entry *e, void *userdata) {
+        Manifest *m = userdata;
+
+        if ((e->type != ENTRY_FILE && e->type != ENTRY_DATA) || !startswith(e->path, KEYS_DIR "/"))
+                return 0;
+        return mark_key(m, e->path, KEYS_DIR);
+}
+
+int plan_crypt_keys(Manifest *m, const BuildConfig *c) {
+        _cleanup_strv_free_ char **keys = NULL, **cmdline = NULL;
+        int r;
+
+        STRV_FOREACH(f, c->add_key_files) {
+                _cleanup_free_ char *src = NULL, *dest = NULL;
+                const char *colon = strchr(*f, ':');
+                struct stat st;
+
+                src = colon ? strndup(*f, colon - *f) : strdup(*f);
+                dest = colon ? strdup(colon + 1) : strdup(*f);
+                if (!src || !dest)
+                        return log_oom();
+                if (dest[0] != '/')
+                        return log_error_errno(SYNTHETIC_ERRNO(EINVAL),
+                                               "--add-key-file %s: the destination must be absolute (use SRC:/DEST).", *f);
+                if (stat(src, &st) < 0)
+                        return log_error_errno(errno, "--add-key-file %s: %s: %m", *f, src);
+                if (!S_ISREG(st.st_mode))
+                        return log_error_errno(SYNTHETIC_ERRNO(EINVAL), "--add-key-file %s: %s is not a regular file.",
+                                               *f, src);
+                r = manifest_add_file(m, dest, src, "--add-key-file");
+                if (r == -EEXIST)
+                        return log_error_errno(r, "--add-key-file %s: %s conflicts with %s already in the image.", *f,
+                                               dest, manifest_find(m, dest)->reason);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to add %s: %m", dest);
+                r = mark_key(m, dest, "--add-key-file");
+                if (r < 0)
+                        return r;
+        }
+
+        if (c->crypttab) {
+                r = crypttab_keys(c->crypttab, &keys);
+                if (r < 0)
+                        return r;
+                STRV_FOREACH(k, keys) {
+                        r = mark_key(m, *k, "--crypttab");
+                        if (r < 0)
+                                return r;
+                }
+        }
+
+        r = cmdline_keys(c->cmdline, &cmdline);
+        if (r < 0)
+                return r;
+        STRV_FOREACH(k, cmdline) {
+                r = mark_key(m, *k, "rd.luks.key= in --cmdline");
+                if (r < 0)
+                        return r;
+        }
+
+        /* systemd-cryptsetup looks for NAME.key there by itself. */
+        return manifest_foreach_sorted(m, mark_keys_dir, m);
+}
+
+static int collect_key(Entry *e, void *userdata) {
+        char ***keys = userdata;
+
+        if (startswith(e->reason, KEY_REASON) && strv_extend(keys, e->path) < 0)
+                return log_oom();
+        return 0;
+}
+
+int plan_key_files(Manifest *m, char ***ret) {
+        _cleanup_strv_free_ char **keys = NULL;
+        int r;
+
+        r = manifest_foreach_sorted(m, collect_key, &keys);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(keys);
+        return 0;
+}
