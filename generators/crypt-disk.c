@@ -16,39 +16,6 @@
 #include "strv.h"
 #include "unit-name.h"
 
-int crypt_split_locationspec(const char *spec, char **ret_file, char **ret_device) {
-        _cleanup_free_ char *file = NULL, *device = NULL;
-        const char *c;
-
-        if (!spec) {
-                *ret_file = *ret_device = NULL;
-                return 0;
-        }
-
-        /* "FILE:DEVICE" only if DEVICE looks like a device: a colon may as well be part of the file name. */
-        c = strrchr(spec, ':');
-        if (c) {
-                if (devspec_to_node(c + 1, DEVSPEC_NO_ID, &device) < 0)
-                        return log_oom();
-                if (device[0] == '/')
-                        file = strndup(spec, c - spec);
-                else {
-                        log_debug("\"%s\" does not look like a device, taking \"%s\" as a file name.", c + 1, spec);
-                        free(device);
-                        device = NULL;
-                        c = NULL;
-                }
-        }
-        if (!c)
-                file = strdup(spec);
-        if (!file)
-                return log_oom();
-
-        *ret_file = TAKE_PTR(file);
-        *ret_device = TAKE_PTR(device);
-        return 0;
-}
-
 /* systemd's path_join() for two parts: one '/' between them unless either side has it; NULL or "" b
  * gives a copy of a. */
 static char *path_join2(const char *a, const char *b) {

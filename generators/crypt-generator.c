@@ -8,6 +8,7 @@
 
 #include "cmdline.h"
 #include "crypt-generator.h"
+#include "crypttab.h"
 #include "devspec.h"
 #include "generator.h"
 #include "mount-options.h"
@@ -136,9 +137,9 @@ static int filter_header_device(const char *options, char **ret_headerdev, char 
         if (r > 0) {
                 char *joined;
 
-                r = crypt_split_locationspec(spec, &file, &device);
+                r = crypttab_split_keyspec(spec, &file, &device);
                 if (r < 0)
-                        return r;
+                        return log_oom();
                 /* As 252: a bare "header" (no file) ends the string after "header=". */
                 joined = isempty(filtered) ? strjoin("header=", file) : strjoin(filtered, ",header=", file);
                 if (!joined)
@@ -261,9 +262,9 @@ static int parse_cmdline_item(const char *key, const char *value, void *data) {
                 d = get_device(uuid);
                 if (!d)
                         return log_oom();
-                r = crypt_split_locationspec(value + n + 1, &file, &device);
+                r = crypttab_split_keyspec(value + n + 1, &file, &device);
                 if (r < 0)
-                        return r;
+                        return log_oom();
                 free(d->keyfile);
                 d->keyfile = TAKE_PTR(file);
                 free(d->keydev);
@@ -306,6 +307,13 @@ static int add_crypttab_device(const CrypttabEntry *e, void *data) {
         CryptDevice *d = NULL;
         int r;
 
+        if (!e->name) {
+                log_error("Failed to parse %s:%u, ignoring.", arg_crypttab, e->line);
+                return 0;
+        }
+        if (e->extra_fields)
+                log_warning("%s:%u has more than four fields, ignoring the rest of the line.", arg_crypttab, e->line);
+
         /* The command-line volume this line describes: by UUID= or by-uuid device, else by luks-UUID name. */
         uuid = startswith(e->device, "UUID=");
         if (!uuid)
@@ -324,9 +332,9 @@ static int add_crypttab_device(const CrypttabEntry *e, void *data) {
                 return 0;
         }
 
-        r = crypt_split_locationspec(e->keyspec, &keyfile, &keydev);
+        r = crypttab_split_keyspec(e->keyspec, &keyfile, &keydev);
         if (r < 0)
-                return r;
+                return log_oom();
 
         /* The line's name, device and key win; per-UUID luks.options= replace the line's options. */
         if (options && (!d || !d->options)) {
@@ -402,9 +410,17 @@ static int run(const char *dest, const char *dest_early, const char *dest_late) 
                 goto finish;
         }
 
-        if (arg_read_crypttab)
+        if (arg_read_crypttab) {
                 r = crypttab_parse(arg_crypttab, add_crypttab_device, &acc);
-        else
+                if (r == -ENOENT) {
+                        log_debug("%s does not exist, no volumes from it.", arg_crypttab);
+                        r = 0;
+                } else if (r < 0 && r != -ENOMEM) {
+                        /* Like 252 for a file it cannot open; the command line still counts. */
+                        log_error_errno(r, "Failed to read %s: %m", arg_crypttab);
+                        r = 0;
+                }
+        } else
                 log_debug("Skipping %s, as luks.crypttab=no was given.", arg_crypttab);
         if (r >= 0)
                 r = add_cmdline_devices(&acc);

@@ -2,7 +2,8 @@
 
 #include <ctype.h>
 
-#include "crypt-generator.h"
+#include "crypttab.h"
+#include "devspec.h"
 #include "fileio.h"
 #include "log.h"
 #include "macro.h"
@@ -29,15 +30,8 @@ int crypttab_parse(const char *path, crypttab_entry_t cb, void *data) {
         int r;
 
         r = read_full_file(path, &text, NULL);
-        if (r == -ENOENT) {
-                log_debug("%s does not exist, no volumes from it.", path);
-                return 0;
-        }
-        if (r < 0) {
-                /* Like systemd: an unreadable crypttab is reported, the command line still counts. */
-                log_error_errno(r, "Failed to open %s: %m", path);
-                return 0;
-        }
+        if (r < 0)
+                return r;
 
         for (line = text; line; line = next) {
                 char *fields[4] = {}, *p = line;
@@ -55,22 +49,50 @@ int crypttab_parse(const char *path, crypttab_entry_t cb, void *data) {
 
                 while (k < ELEMENTSOF(fields) && (fields[k] = next_field(&p)))
                         k++;
-                if (k < 2) {
-                        log_error("Failed to parse %s:%u, ignoring.", path, n);
-                        continue;
-                }
-                if (k == ELEMENTSOF(fields) && next_field(&p))
-                        log_warning("%s:%u has more than four fields, ignoring the rest of the line.", path, n);
 
                 r = cb(&(CrypttabEntry) {
-                                .name = fields[0],
-                                .device = fields[1],
+                                .name = k >= 2 ? fields[0] : NULL,
+                                .device = k >= 2 ? fields[1] : NULL,
                                 .keyspec = fields[2],
                                 .options = fields[3],
                                 .line = n,
+                                .extra_fields = k == ELEMENTSOF(fields) && next_field(&p),
                         }, data);
                 if (r < 0)
                         return r;
         }
+        return 0;
+}
+
+int crypttab_split_keyspec(const char *spec, char **ret_file, char **ret_device) {
+        _cleanup_free_ char *file = NULL, *device = NULL;
+        const char *c;
+
+        if (!spec) {
+                *ret_file = *ret_device = NULL;
+                return 0;
+        }
+
+        /* "FILE:DEVICE" only if DEVICE looks like a device: a colon may as well be part of the file name. */
+        c = strrchr(spec, ':');
+        if (c) {
+                if (devspec_to_node(c + 1, DEVSPEC_NO_ID, &device) < 0)
+                        return -ENOMEM;
+                if (device[0] == '/')
+                        file = strndup(spec, c - spec);
+                else {
+                        log_debug("\"%s\" does not look like a device, taking \"%s\" as a file name.", c + 1, spec);
+                        free(device);
+                        device = NULL;
+                        c = NULL;
+                }
+        }
+        if (!c)
+                file = strdup(spec);
+        if (!file)
+                return -ENOMEM;
+
+        *ret_file = TAKE_PTR(file);
+        *ret_device = TAKE_PTR(device);
         return 0;
 }
