@@ -171,3 +171,85 @@ finish:
         probe_done(&p);
         return r;
 }
+
+void build_args_init(BuildArgs *a) {
+        *a = (BuildArgs) {};
+        build_config_init(&a->cli);
+        a->cli.compression = _COMPRESSION_INVALID;
+}
+
+void build_args_done(BuildArgs *a) {
+        build_config_done(&a->cli);
+        a->modules = strv_free(a->modules);
+        a->files = strv_free(a->files);
+        a->key_files = strv_free(a->key_files);
+}
+
+int build_args_parse(BuildArgs *a, int opt, const char *arg) {
+        int r;
+
+        switch (opt) {
+        case 'k':
+                r = build_config_assign(&a->cli, "KernelVersion", arg, "command line", 0);
+                break;
+        case 'r':
+                r = build_config_assign(&a->cli, "Root", arg, "command line", 0);
+                break;
+        case 'c':
+                r = build_config_assign(&a->cli, "Compression", arg, "command line", 0);
+                break;
+        case BUILD_ARG_LEVEL:
+                r = build_config_assign(&a->cli, "CompressionLevel", arg, "command line", 0);
+                break;
+        case 'm':
+                r = strv_extend(&a->modules, arg);
+                break;
+        case 'a':
+                r = strv_extend(&a->files, arg);
+                break;
+        case BUILD_ARG_CRYPTTAB:
+                r = build_config_assign(&a->cli, "Crypttab", arg, "command line", 0);
+                break;
+        case BUILD_ARG_KEY_FILE:
+                r = strv_extend(&a->key_files, arg);
+                break;
+        case 'v':
+                log_set_max_level(LOG_DEBUG);
+                return 1;       /* not an image setting */
+        default:
+                return 0;
+        }
+        if (r < 0)
+                return r == -ENOMEM ? log_oom() : r;
+        a->any = true;
+        return 1;
+}
+
+int build_args_config(BuildArgs *a, BuildConfig *c) {
+        int r;
+
+        r = build_config_load_files(c);
+        if (r < 0)
+                return r;
+#define OVERRIDE(field) if (a->cli.field) { free(c->field); c->field = TAKE_PTR(a->cli.field); }
+        OVERRIDE(output);
+        OVERRIDE(kver);
+        OVERRIDE(root);
+        OVERRIDE(cmdline);
+        OVERRIDE(crypttab);
+#undef OVERRIDE
+        if (a->cli.compression >= 0)
+                c->compression = a->cli.compression;
+        if (a->cli.level >= 0)
+                c->level = a->cli.level;
+        STRV_FOREACH(mod, a->modules)
+                if (strv_extend(&c->add_modules, *mod) < 0)
+                        return log_oom();
+        STRV_FOREACH(f, a->files)
+                if (strv_extend(&c->add_files, *f) < 0)
+                        return log_oom();
+        STRV_FOREACH(f, a->key_files)
+                if (strv_extend(&c->add_key_files, *f) < 0)
+                        return log_oom();
+        return 0;
+}

@@ -16,11 +16,14 @@ typedef struct BuildArgs {
         BuildConfig cli;        /* what the command line set, applied over the files */
         char **modules;
         char **files;
+        char **key_files;       /* --add-key-file */
         bool any;               /* an image option was given */
 } BuildArgs;
 
 enum {
         BUILD_ARG_LEVEL = 0x100,
+        BUILD_ARG_CRYPTTAB,
+        BUILD_ARG_KEY_FILE,
         _BUILD_ARG_MAX,         /* verbs number their own long-only options from here */
 };
 
@@ -32,6 +35,8 @@ enum {
         { "compress-level", required_argument, NULL, BUILD_ARG_LEVEL },             \
         { "add-module",     required_argument, NULL, 'm'             },             \
         { "add-file",       required_argument, NULL, 'a'             },             \
+        { "crypttab",       required_argument, NULL, BUILD_ARG_CRYPTTAB },          \
+        { "add-key-file",   required_argument, NULL, BUILD_ARG_KEY_FILE },          \
         { "verbose",        no_argument,       NULL, 'v'             }
 
 void build_args_init(BuildArgs *a);

@@ -6,6 +6,7 @@
 #include "foyer-config.h"
 #include "log.h"
 #include "ls.h"
+#include "uki.h"
 #include "util.h"
 
 static void help_main(void) {
@@ -13,7 +14,8 @@ static void help_main(void) {
                "Build and inspect foyer initrd images.\n\n"
                "Commands:\n"
                "  build [OPTIONS...]   Build an initrd image\n"
-               "  ls IMAGE...          List the contents of images\n\n"
+               "  ls IMAGE...          List the contents of images (or of UKIs)\n"
+               "  uki -o OUT.efi ...   Build a unified kernel image\n\n"
                "Options:\n"
                "  -h --help            Show this help\n"
                "     --version         Show the version\n\n"
@@ -53,118 +55,53 @@ static void help_ls(void) {
 
 static int verb_build(int argc, char *argv[]) {
         enum {
-                ARG_CMDLINE = 0x100,
-                ARG_LEVEL,
-                ARG_CRYPTTAB,
-                ARG_KEY_FILE,
+                ARG_CMDLINE = _BUILD_ARG_MAX,
         };
         static const struct option options[] = {
                 { "help",           no_argument,       NULL, 'h'         },
                 { "output",         required_argument, NULL, 'o'         },
-                { "kver",           required_argument, NULL, 'k'         },
-                { "root",           required_argument, NULL, 'r'         },
-                { "compress",       required_argument, NULL, 'c'         },
-                { "compress-level", required_argument, NULL, ARG_LEVEL   },
-                { "add-module",     required_argument, NULL, 'm'         },
-                { "add-file",       required_argument, NULL, 'a'         },
                 { "cmdline",        required_argument, NULL, ARG_CMDLINE },
-                { "crypttab",       required_argument, NULL, ARG_CRYPTTAB },
-                { "add-key-file",   required_argument, NULL, ARG_KEY_FILE },
-                { "verbose",        no_argument,       NULL, 'v'         },
+                BUILD_ARGS_LONG,
                 {}
         };
-        _cleanup_strv_free_ char **modules = NULL, **files = NULL, **key_files = NULL;
-        BuildConfig cli, c;
-        int opt, r;
+        BuildArgs a;
+        BuildConfig c;
+        int opt, r = 0;
 
         /* The command line is parsed first, so that -v covers reading the configuration and
          * --help works without it, and applied on top of the files afterwards. */
-        build_config_init(&cli);
+        build_args_init(&a);
         build_config_init(&c);
-        cli.compression = _COMPRESSION_INVALID;
 
-        while ((opt = getopt_long(argc, argv, "ho:k:r:c:m:a:v", options, NULL)) >= 0) {
+        while (r >= 0 && (opt = getopt_long(argc, argv, "ho:" BUILD_ARGS_SHORT, options, NULL)) >= 0) {
                 switch (opt) {
                 case 'h':
                         help_build();
-                        build_config_done(&cli);
+                        build_args_done(&a);
                         return 0;
                 case 'o':
-                        r = build_config_assign(&cli, "Output", optarg, "command line", 0);
-                        break;
-                case 'k':
-                        r = build_config_assign(&cli, "KernelVersion", optarg, "command line", 0);
-                        break;
-                case 'r':
-                        r = build_config_assign(&cli, "Root", optarg, "command line", 0);
-                        break;
-                case 'c':
-                        r = build_config_assign(&cli, "Compression", optarg, "command line", 0);
-                        break;
-                case ARG_LEVEL:
-                        r = build_config_assign(&cli, "CompressionLevel", optarg, "command line", 0);
-                        break;
-                case 'm':
-                        r = strv_extend(&modules, optarg);
-                        break;
-                case 'a':
-                        r = strv_extend(&files, optarg);
+                        r = build_config_assign(&a.cli, "Output", optarg, "command line", 0);
                         break;
                 case ARG_CMDLINE:
-                        r = build_config_assign(&cli, "Cmdline", optarg, "command line", 0);
-                        break;
-                case ARG_CRYPTTAB:
-                        r = build_config_assign(&cli, "Crypttab", optarg, "command line", 0);
-                        break;
-                case ARG_KEY_FILE:
-                        r = strv_extend(&key_files, optarg);
-                        break;
-                case 'v':
-                        log_set_max_level(LOG_DEBUG);
-                        r = 0;
+                        r = build_config_assign(&a.cli, "Cmdline", optarg, "command line", 0);
                         break;
                 default:
-                        build_config_done(&cli);
-                        return -EINVAL;
+                        r = build_args_parse(&a, opt, optarg);
+                        if (r == 0)
+                                r = -EINVAL;
                 }
-                if (r < 0) {
-                        build_config_done(&cli);
-                        return r == -ENOMEM ? log_oom() : r;
-                }
+                if (r == -ENOMEM)
+                        r = log_oom();
         }
-        if (optind < argc) {
-                build_config_done(&cli);
-                return log_error_errno(SYNTHETIC_ERRNO(EINVAL), "build takes no positional arguments (got \"%s\").",
-                                       argv[optind]);
-        }
-
-        r = build_config_load_files(&c);
-        if (r >= 0) {
-#define OVERRIDE(field) if (cli.field) { free(c.field); c.field = TAKE_PTR(cli.field); }
-                OVERRIDE(output);
-                OVERRIDE(kver);
-                OVERRIDE(root);
-                OVERRIDE(cmdline);
-                OVERRIDE(crypttab);
-#undef OVERRIDE
-                if (cli.compression >= 0)
-                        c.compression = cli.compression;
-                if (cli.level >= 0)
-                        c.level = cli.level;
-                STRV_FOREACH(mod, modules)
-                        if (strv_extend(&c.add_modules, *mod) < 0)
-                                r = log_oom();
-                STRV_FOREACH(f, files)
-                        if (strv_extend(&c.add_files, *f) < 0)
-                                r = log_oom();
-                STRV_FOREACH(f, key_files)
-                        if (strv_extend(&c.add_key_files, *f) < 0)
-                                r = log_oom();
-        }
+        if (r >= 0 && optind < argc)
+                r = log_error_errno(SYNTHETIC_ERRNO(EINVAL), "build takes no positional arguments (got \"%s\").",
+                                    argv[optind]);
+        if (r >= 0)
+                r = build_args_config(&a, &c);
         if (r >= 0)
                 r = build_image(&c);
 
-        build_config_done(&cli);
+        build_args_done(&a);
         build_config_done(&c);
         return r;
 }
@@ -216,6 +153,8 @@ int main(int argc, char *argv[]) {
                 r = verb_build(argc - 1, argv + 1);
         else if (streq(argv[1], "ls"))
                 r = verb_ls(argc - 1, argv + 1);
+        else if (streq(argv[1], "uki"))
+                r = verb_uki(argc - 1, argv + 1);
         else {
                 log_error("Unknown command \"%s\"; see %s --help.", argv[1], program_invocation_short_name);
                 r = -EINVAL;
