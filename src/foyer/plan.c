@@ -5,6 +5,7 @@
 
 #include "log.h"
 #include "plan.h"
+#include "plan-debug.h"
 #include "util.h"
 
 
@@ -49,9 +50,6 @@ static const Item binaries[] = {
         { "/usr/lib/udev/ata_id",                       NEED_OPTIONAL, "60-persistent-storage.rules" },
         { "/usr/lib/udev/scsi_id",                      NEED_OPTIONAL, "60-persistent-storage.rules" },
         { "/usr/lib/udev/cdrom_id",                     NEED_OPTIONAL, "60-cdrom_id.rules" },
-        { "/usr/bin/less",                              NEED_OPTIONAL, "pager in the emergency shell" },
-        { "/usr/bin/lsblk",                             NEED_OPTIONAL, "emergency shell" },
-        { "/usr/bin/dmesg",                             NEED_OPTIONAL, "emergency shell" },
 };
 
 /* The stock units of the initrd transaction (systemd.special(7), bootup(7)). */
@@ -635,6 +633,10 @@ int plan_image(Manifest *m, const BuildConfig *c, const Probe *p) {
                 return r;
 
         r = plan_crypt(m, c);
+        if (r < 0)
+                return r;
+
+        r = plan_debug(m, c);
         if (r < 0)
                 return r;
 

@@ -70,9 +70,12 @@ void log_open(void) {
         LogTarget t = log_target;
 
         /* At boot PID 1 starts generators with stdout/stderr on /dev/null or the journal stream, and
-         * journald is not running yet: the kernel log is the only place a message survives. */
+         * journald is not running yet: the kernel log is the only place a message survives. systemd 252
+         * runs generators from a forked executor (so their parent is not PID 1) and sets $SYSTEMD_SCOPE
+         * for them. */
         if (t == LOG_TARGET_AUTO)
-                t = (getppid() == 1 && !isatty(STDERR_FILENO)) ? LOG_TARGET_KMSG : LOG_TARGET_CONSOLE;
+                t = ((getppid() == 1 || getenv("SYSTEMD_SCOPE")) && !isatty(STDERR_FILENO)) ? LOG_TARGET_KMSG
+                                                                                           : LOG_TARGET_CONSOLE;
 
         if (t == LOG_TARGET_KMSG && kmsg_fd < 0)
                 kmsg_fd = open("/dev/kmsg", O_WRONLY | O_NOCTTY | O_CLOEXEC);

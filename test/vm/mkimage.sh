@@ -4,7 +4,8 @@
 # mkimage.sh CACHEDIR KVER FOYER_EXE GENERATOR_DIR UNIT_DIR
 #
 # Builds the foyer image the VM scenarios boot, once per change of the builder, the generators,
-# the units or this script, and prints its path. All scenarios share it, so it carries every
+# the units, foyer's helper programs ($FOYER_HELPER_DIR, passed on to foyer build) or this script,
+# and prints its path. All scenarios share it, so it carries every
 # file system module they need.
 set -euo pipefail
 
@@ -16,7 +17,8 @@ unit_dir=${5:?}
 
 mkdir -p "$cachedir"
 hash=$( { sha256sum "$0" "$foyer"; echo "$kver";
-          { find "$generator_dir" -maxdepth 1 -type f -perm -u+x; find "$unit_dir" -type f; } |
+          { find "$generator_dir" -maxdepth 1 -type f -perm -u+x; find "$unit_dir" -type f;
+            [[ -z ${FOYER_HELPER_DIR:-} ]] || find "$FOYER_HELPER_DIR" -maxdepth 1 -type f -perm -u+x; } |
                 sort | xargs -r sha256sum; } | sha256sum | cut -c1-12)
 img=$cachedir/foyer-$kver-$hash.img
 

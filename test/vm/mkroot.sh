@@ -84,6 +84,8 @@ fstab_usr=$(findmnt --fstab -n -o SOURCE /usr 2>/dev/null || true)
 journal=$(journalctl -b -q -o cat --no-pager 2>/dev/null)
 initrd_journal=0
 grep -q 'Switching root' <<<"$journal" && initrd_journal=1
+# Entries from foyer's own programs (foyer-root-generator, ...): they only run in the initrd.
+foyer_log=$(journalctl -b -q -o json --no-pager 2>/dev/null | grep -c '"SYSLOG_IDENTIFIER":"foyer-' || true)
 fsck_log=$(journalctl -b -q -o cat --no-pager -u systemd-fsck-root.service -t systemd-fsck 2>/dev/null)
 fsck_lines=$(grep -c . <<<"$fsck_log" || true)
 fsck_fixed=0
@@ -118,7 +120,7 @@ if [[ $fsck_lines -gt 0 ]]; then
 fi
 echo "FOYER-REPORT root=reached rw=$rw fstype=$fstype src=$src subvol=${subvol:--}" \
      "usr=$usr fstab_root=${fstab_root:--} fstab_usr=${fstab_usr:--}" \
-     "initrd_ms=$initrd_ms userspace_ms=$userspace_ms initrd_journal=$initrd_journal" \
+     "initrd_ms=$initrd_ms userspace_ms=$userspace_ms initrd_journal=$initrd_journal foyer_log=$foyer_log" \
      "fsck_lines=$fsck_lines fsck_fixed=$fsck_fixed failed_units=$nfailed" \
      "failed=$(tr '\n' ',' <<<"$failed" | sed 's/,$//; s/^$/-/')" \
      "stack=${stack:--} lvs_active=${lvs_active:--} loader_part=${loader_part:--}$notes"

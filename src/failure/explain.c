@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include "explain.h"
+#include "fileio.h"
+#include "macro.h"
+#include "strv.h"
+
+static void print_details(FILE *f, const char *unit) {
+        fprintf(f, "  Details: journalctl -b -u %s; systemctl status %s\n", unit, unit);
+}
+
+int explain_missing_device(FILE *f, const MissingDevice *m, const BlockDevice *devs, size_t n) {
+        fprintf(f, "The %s device did not appear: %s (%s)\n", m->role, m->given, m->source);
+        fprintf(f, "  Waited for: %s\n", m->path);
+        if (n == 0)
+                fprintf(f, "  Block devices present: none\n");
+        else
+                fprintf(f, "  Block devices present (%zu):\n", n);
+        for (size_t i = 0; i < n; i++) {
+                _cleanup_free_ char *line = NULL;
+
+                if (block_device_format(&devs[i], &line) < 0)
+                        return -ENOMEM;
+                fprintf(f, "    %s\n", line);
+        }
+        fprintf(f, "  If the device is listed under other identifiers, correct %.*s= on the kernel command line;\n"
+                   "  if it is not listed, its disk or driver is missing (foyer build --add-module MODULE).\n",
+                (int) strcspn(m->given, "="), m->given);
+        print_details(f, m->unit);
+        return fflush_and_check(f);
+}
+
+int explain_failed_unit(FILE *f, const char *unit, FailureKind kind, const char *result, const char *what) {
+        _cleanup_free_ char *suffix = NULL;
+
+        if (!isempty(what) && !isempty(result))
+                suffix = strjoin(" (", what, ", result: ", result, ")");
+        else if (!isempty(what) || !isempty(result))
+                suffix = strjoin(" (", !isempty(what) ? "" : "result: ", !isempty(what) ? what : result, ")");
+        else
+                suffix = strdup("");
+        if (!suffix)
+                return -ENOMEM;
+
+        switch (kind) {
+        case FAILURE_FSCK:
+                fprintf(f, "The file system check failed: %s%s\n", unit, suffix);
+                fprintf(f, "  The file system has errors fsck did not repair on its own: run fsck on it\n"
+                           "  from this shell, then leave the shell to retry the boot.\n");
+                break;
+        case FAILURE_UNLOCK:
+                fprintf(f, "Unlocking an encrypted volume failed: %s%s\n", unit, suffix);
+                fprintf(f, "  A wrong passphrase, a missing key file or a missing cipher module.\n"
+                           "  Retry with: systemctl restart %s\n", unit);
+                break;
+        case FAILURE_MOUNT:
+                fprintf(f, "Mounting failed: %s%s\n", unit, suffix);
+                fprintf(f, "  Check the file system type and options (rootfstype=, rootflags=, /etc/fstab).\n");
+                break;
+        default:
+                fprintf(f, "A unit failed: %s%s\n", unit, suffix);
+                break;
+        }
+        print_details(f, unit);
+        return fflush_and_check(f);
+}

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The console messages of foyer-explain: one block per failure, each naming what to look at next. */
+
+#include <stdio.h>
+
+#include "blockdev.h"
+#include "failed-units.h"
+
+typedef struct MissingDevice {
+        const char *role;       /* "root", "/usr" */
+        const char *given;      /* as written: "root=UUID=…" */
+        const char *source;     /* where it was written: "kernel command line", "sysroot.mount" */
+        const char *path;       /* what was waited for: "/dev/disk/by-uuid/…" */
+        const char *unit;       /* the mount that needed it: "sysroot.mount" */
+} MissingDevice;
+
+/* Writes the "device did not appear" block: the spec as given, the path waited for, and each device
+ * in devs (n of them) with its identifiers. Returns 0 or the negative errno of a failed write. */
+int explain_missing_device(FILE *f, const MissingDevice *m, const BlockDevice *devs, size_t n);
+
+/* Writes the block for one failed unit of the given kind; result (e.g. "exit-code") and what (the
+ * device of a mount) may be NULL. Returns 0 or a negative errno. */
+int explain_failed_unit(FILE *f, const char *unit, FailureKind kind, const char *result, const char *what);

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* What failed in the initrd transaction, as PID 1 reports it (through systemctl: foyer links no
+ * libsystemd). */
+
+typedef enum FailureKind {
+        FAILURE_FSCK,           /* systemd-fsck-root.service, systemd-fsck-usr.service, systemd-fsck@… */
+        FAILURE_UNLOCK,         /* systemd-cryptsetup@….service */
+        FAILURE_MOUNT,          /* sysroot.mount, sysroot-usr.mount, sysusr-usr.mount, … */
+        FAILURE_OTHER,
+        _FAILURE_KIND_MAX,
+        _FAILURE_KIND_INVALID = -22,
+} FailureKind;
+
+FailureKind failure_kind_from_unit(const char *unit);
+
+/* Picks the unit names out of "systemctl list-units --failed --plain --no-legend" output (one unit a
+ * line, possibly behind a status mark such as "●"). Returns 0 and a new (possibly empty, never NULL)
+ * array, or -ENOMEM. */
+int failed_units_parse(const char *text, char ***ret);
+
+/* Runs argv (argv[0] looked up in $PATH) with stdout captured and stderr passed through. Returns 0 and
+ * the output in *ret if it exited 0, -EPROTO if it exited otherwise, or a negative errno. */
+int run_capture(char *const argv[], char **ret);
+
+/* The failed units right now, from systemctl. */
+int failed_units_get(char ***ret);
+/* One property of a unit ("systemctl show -P"); returns 0 and a new string (maybe empty). */
+int unit_get_property(const char *unit, const char *property, char **ret);

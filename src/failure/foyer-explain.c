@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* foyer-explain: run by foyer-failure-report.service when the initrd gives up (emergency.target), it
+ * says on the console and in the journal why: a root or /usr device that never appeared (with the
+ * devices that did), and each failed unit (fsck, unlock, mount, other) with where to read more. */
+
+#include "cmdline.h"
+#include "devspec.h"
+#include "explain.h"
+#include "log.h"
+#include "strv.h"
+
+typedef struct Target {
+        const char *role, *key, *mount_unit;
+} Target;
+
+static const Target targets[] = {
+        { "root", "root", "sysroot.mount" },
+        { "/usr", "mount.usr", "sysusr-usr.mount" },
+};
+
+static BlockDevice *arg_devices = NULL;
+static size_t arg_n_devices = 0;
+static bool arg_devices_listed = false;
+
+static int list_devices_once(void) {
+        char *settle[] = { (char *) "udevadm", (char *) "settle", (char *) "--timeout=30", NULL };
+        _cleanup_free_ char *out = NULL;
+        int r;
+
+        if (arg_devices_listed)
+                return 0;
+        arg_devices_listed = true;
+        /* On a slow machine the disk may still be on its way (its driver loading) when the wait for
+         * the root device ends: list what udev has finished with, not a half-done coldplug. */
+        r = run_capture(settle, &out);
+        if (r < 0)
+                log_debug_errno(r, "udevadm settle failed, listing the devices anyway: %m");
+        r = block_devices_list("/sys/class/block", "/dev", &arg_devices, &arg_n_devices);
+        if (r < 0)
+                log_warning_errno(r, "Failed to list block devices: %m");
+        return 0;
+}
+
+/* The spec of one target as the user wrote it: the command line first, else the mount unit's What=
+ * (set from /etc/fstab or by another generator). Returns 1 if there is a device to check. */
+static int find_spec(const Target *t, char **ret_given, const char **ret_source, char **ret_path) {
+        _cleanup_free_ char *value = NULL, *given = NULL, *path = NULL;
+        const char *source = "kernel command line";
+        int r;
+
+        r = cmdline_get_key(t->key, 0, &value);
+        if (r < 0)
+                return log_warning_errno(r, "Failed to read the kernel command line: %m");
+        if (r > 0 && value) {
+                given = strjoin(t->key, "=", value);
+                if (!given || devspec_to_node(value, 0, &path) < 0)
+                        return log_oom();
+        }
+        if (!path || !is_device_path(path)) {
+                free(given);
+                free(path);
+                given = path = NULL;
+                if (unit_get_property(t->mount_unit, "What", &path) < 0 || isempty(path))
+                        return 0;
+                given = strjoin("What=", path);
+                if (!given)
+                        return log_oom();
+                source = t->mount_unit;
+        }
+        if (!is_device_path(path))
+                return 0;
+        *ret_given = TAKE_PTR(given);
+        *ret_source = source;
+        *ret_path = TAKE_PTR(path);
+        return 1;
+}
+
+static int explain_missing_devices(unsigned *count) {
+        int r;
+
+        for (size_t i = 0; i < ELEMENTSOF(targets); i++) {
+                _cleanup_free_ char *given = NULL, *path = NULL;
+                const char *source = NULL;
+
+                r = find_spec(&targets[i], &given, &source, &path);
+                if (r <= 0)
+                        continue;
+                if (access(path, F_OK) >= 0) {
+                        log_debug("The %s device %s is present.", targets[i].role, path);
+                        continue;
+                }
+                list_devices_once();
+                r = explain_missing_device(stdout, &(MissingDevice) { .role = targets[i].role, .given = given,
+                                                                      .source = source, .path = path,
+                                                                      .unit = targets[i].mount_unit },
+                                           arg_devices, arg_n_devices);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to write the message: %m");
+                (*count)++;
+        }
+        return 0;
+}
+
+static int explain_failed_units(unsigned *count) {
+        _cleanup_strv_free_ char **units = NULL;
+        int r;
+
+        r = failed_units_get(&units);
+        if (r < 0)
+                return log_warning_errno(r, "Failed to list the failed units (systemctl list-units --failed): %s",
+                                         r == -EPROTO ? "systemctl exited with an error" : strerror(-r));
+
+        for (char **u = units; *u; u++) {
+                FailureKind kind = failure_kind_from_unit(*u);
+                _cleanup_free_ char *result = NULL, *what = NULL;
+
+                /* This unit fails only if the report itself could not be written. */
+                if (streq(*u, "foyer-failure-report.service"))
+                        continue;
+                (void) unit_get_property(*u, "Result", &result);
+                if (kind == FAILURE_MOUNT)
+                        (void) unit_get_property(*u, "What", &what);
+                r = explain_failed_unit(stdout, *u, kind, result, what);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to write the message: %m");
+                (*count)++;
+        }
+        return 0;
+}
+
+int main(int argc, char *argv[]) {
+        unsigned count = 0;
+        int r;
+
+        log_set_target(LOG_TARGET_CONSOLE);
+        log_parse_environment();
+        log_open();
+        if (argc > 1) {
+                log_error("This program takes no arguments.");
+                return EXIT_FAILURE;
+        }
+
+        r = explain_missing_devices(&count);
+        if (r >= 0)
+                r = explain_failed_units(&count);
+        if (count == 0)
+                log_debug("No missing device and no failed unit found.");
+
+        block_devices_free(arg_devices, arg_n_devices);
+        return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}

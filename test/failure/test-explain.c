@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* foyer-explain's pieces without a VM: unit classification, systemctl output parsing, libblkid probes
+ * of a file system image made here with mkfs.ext4, the device listing over a fake sysfs, and the
+ * exact console text. */
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include "../unit/tests.h"
+#include "explain.h"
+#include "fileio.h"
+#include "strv.h"
+
+#define FS_UUID "5f1a0c3e-7d4b-4e2a-9c61-0a1b2c3d4e99"
+
+static char tmpdir[] = "/tmp/test-explain-XXXXXX";
+static char *image = NULL;
+
+static void remove_tmpdir(void) {
+        _cleanup_free_ char *cmd = strjoin("rm -rf -- ", tmpdir);
+
+        if (cmd && system(cmd) != 0)
+                fprintf(stderr, "Failed to remove %s\n", tmpdir);
+        free(image);
+}
+
+/* An 8 MiB ext4 image with a fixed UUID and a label that needs quoting. */
+static const char *make_image(void) {
+        char *argv[] = { (char *) "mkfs.ext4", (char *) "-q", (char *) "-F", (char *) "-U", (char *) FS_UUID,
+                         (char *) "-L", (char *) "foyer root", NULL, NULL };
+        _cleanup_free_ char *out = NULL;
+        int fd;
+
+        if (image)
+                return image;
+        ASSERT_TRUE(mkdtemp(tmpdir));
+        ASSERT_TRUE(atexit(remove_tmpdir) == 0);
+        image = strjoin(tmpdir, "/dev/disk.img");
+        ASSERT_TRUE(image);
+        ASSERT_OK(mkdir_parents(image, 0755));
+        fd = open(image, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+        ASSERT_TRUE(fd >= 0);
+        ASSERT_TRUE(ftruncate(fd, 8 << 20) == 0);
+        close(fd);
+        argv[7] = image;
+        ASSERT_OK(run_capture(argv, &out));
+        return image;
+}
+
+static char *memstream_text(void (*write)(FILE *f)) {
+        char *buf = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&buf, &size);
+
+        ASSERT_TRUE(f);
+        write(f);
+        ASSERT_TRUE(fclose(f) == 0);
+        return buf;
+}
+
+TEST(failure_kind_from_unit) {
+        ASSERT_EQ(failure_kind_from_unit("systemd-fsck-root.service"), FAILURE_FSCK);
+        ASSERT_EQ(failure_kind_from_unit("systemd-fsck-usr.service"), FAILURE_FSCK);
+        ASSERT_EQ(failure_kind_from_unit("systemd-fsck@dev-disk-by\\x2duuid-1234.service"), FAILURE_FSCK);
+        ASSERT_EQ(failure_kind_from_unit("systemd-cryptsetup@luks\\x2d1234.service"), FAILURE_UNLOCK);
+        ASSERT_EQ(failure_kind_from_unit("sysroot.mount"), FAILURE_MOUNT);
+        ASSERT_EQ(failure_kind_from_unit("sysroot-usr.mount"), FAILURE_MOUNT);
+        ASSERT_EQ(failure_kind_from_unit("initrd-parse-etc.service"), FAILURE_OTHER);
+        ASSERT_EQ(failure_kind_from_unit("systemd-fsckd.service"), FAILURE_OTHER);
+        ASSERT_EQ(failure_kind_from_unit("not a unit"), _FAILURE_KIND_INVALID);
+        ASSERT_EQ(failure_kind_from_unit(NULL), _FAILURE_KIND_INVALID);
+}
+
+TEST(failed_units_parse) {
+        _cleanup_strv_free_ char **l = NULL, **empty = NULL;
+
+        ASSERT_OK(failed_units_parse("\xe2\x97\x8f sysroot.mount loaded failed failed /sysroot\n"
+                                     "systemd-fsck-root.service loaded failed failed File System Check on /dev/vda\n"
+                                     "  \n"
+                                     "sysroot.mount loaded failed failed /sysroot\n"
+                                     "garbage line without units\n"
+                                     "systemd-cryptsetup@root.service loaded failed failed Cryptography Setup for root",
+                                     &l));
+        ASSERT_EQ(strv_length(l), 3);
+        ASSERT_STREQ(l[0], "sysroot.mount");
+        ASSERT_STREQ(l[1], "systemd-fsck-root.service");
+        ASSERT_STREQ(l[2], "systemd-cryptsetup@root.service");
+
+        ASSERT_OK(failed_units_parse("", &empty));
+        ASSERT_TRUE(empty && !empty[0]);
+}
+
+TEST(run_capture) {
+        char *echo[] = { (char *) "echo", (char *) "hello", NULL };
+        char *fail[] = { (char *) "false", NULL };
+        char *missing[] = { (char *) "/nonexistent/foyer-no-such-program", NULL };
+        _cleanup_free_ char *out = NULL;
+        char *untouched = (char *) "untouched";
+
+        ASSERT_OK(run_capture(echo, &out));
+        ASSERT_STREQ(out, "hello\n");
+        ASSERT_EQ(run_capture(fail, &untouched), -EPROTO);
+        ASSERT_EQ(run_capture(missing, &untouched), -EPROTO);
+        ASSERT_STREQ(untouched, "untouched");
+}
+
+TEST(block_device_probe) {
+        BlockDevice d = {};
+        _cleanup_free_ char *line = NULL;
+
+        ASSERT_OK(block_device_probe(make_image(), &d));
+        ASSERT_EQ(d.probe_error, 0);
+        ASSERT_STREQ(d.type, "ext4");
+        ASSERT_STREQ(d.uuid, FS_UUID);
+        ASSERT_STREQ(d.label, "foyer root");
+        ASSERT_STREQ(d.partuuid, NULL);
+        ASSERT_OK(block_device_format(&d, &line));
+        _cleanup_free_ char *expected = strjoin(image, "  TYPE=ext4 UUID=" FS_UUID " LABEL=\"foyer root\"");
+        ASSERT_STREQ(line, expected);
+        block_device_done(&d);
+}
+
+TEST(block_device_probe_errors) {
+        BlockDevice d = {};
+        _cleanup_free_ char *line = NULL, *empty = NULL;
+        int fd;
+
+        (void) make_image();
+        empty = strjoin(tmpdir, "/empty.img");
+
+        ASSERT_OK(block_device_probe("/nonexistent/vdz", &d));
+        ASSERT_EQ(d.probe_error, -ENOENT);
+        ASSERT_OK(block_device_format(&d, &line));
+        ASSERT_STREQ(line, "/nonexistent/vdz  (cannot be read: No such file or directory)");
+        block_device_done(&d);
+        free(line);
+        line = NULL;
+
+        /* Zeros: no signature at all. */
+        fd = open(empty, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+        ASSERT_TRUE(fd >= 0);
+        ASSERT_TRUE(ftruncate(fd, 1 << 20) == 0);
+        close(fd);
+        ASSERT_OK(block_device_probe(empty, &d));
+        ASSERT_EQ(d.probe_error, 0);
+        ASSERT_STREQ(d.type, NULL);
+        ASSERT_OK(block_device_format(&d, &line));
+        _cleanup_free_ char *expected = strjoin(empty, "  (no file system or partition table found)");
+        ASSERT_STREQ(line, expected);
+        block_device_done(&d);
+        unlink(empty);
+}
+
+/* A fake /sys/class/block: "disk.img" of non-zero size is listed, "loop0" of size 0 is not. */
+TEST(block_devices_list) {
+        const char *img = make_image();
+        _cleanup_free_ char *sys = strjoin(tmpdir, "/sys"), *dev = strjoin(tmpdir, "/dev"),
+                            *size1 = strjoin(tmpdir, "/sys/disk.img/size"), *size2 = strjoin(tmpdir, "/sys/loop0/size");
+        BlockDevice *l = NULL;
+        size_t n = 0;
+
+        ASSERT_OK(mkdir_parents(size1, 0755));
+        ASSERT_OK(mkdir_parents(size2, 0755));
+        ASSERT_OK(write_string_file_atomic(size1, "16384"));
+        ASSERT_OK(write_string_file_atomic(size2, "0"));
+        ASSERT_OK(block_devices_list(sys, dev, &l, &n));
+        ASSERT_EQ(n, 1);
+        ASSERT_STREQ(l[0].node, img);
+        ASSERT_STREQ(l[0].uuid, FS_UUID);
+        block_devices_free(l, n);
+
+        ASSERT_EQ(block_devices_list("/nonexistent/sys", dev, &l, &n), -ENOENT);
+}
+
+static void write_missing(FILE *f) {
+        BlockDevice devs[2] = {
+                { .node = (char *) "/dev/vda", .type = (char *) "ext4", .uuid = (char *) FS_UUID,
+                  .label = (char *) "foyer-root" },
+                { .node = (char *) "/dev/vdb" },
+        };
+        MissingDevice m = {
+                .role = "root", .given = "root=UUID=0badc0de-0000-4000-8000-00000badc0de",
+                .source = "kernel command line",
+                .path = "/dev/disk/by-uuid/0badc0de-0000-4000-8000-00000badc0de", .unit = "sysroot.mount",
+        };
+
+        ASSERT_OK(explain_missing_device(f, &m, devs, 2));
+}
+
+TEST(explain_missing_device) {
+        _cleanup_free_ char *text = memstream_text(write_missing);
+
+        ASSERT_STREQ(text,
+                     "The root device did not appear: root=UUID=0badc0de-0000-4000-8000-00000badc0de (kernel command line)\n"
+                     "  Waited for: /dev/disk/by-uuid/0badc0de-0000-4000-8000-00000badc0de\n"
+                     "  Block devices present (2):\n"
+                     "    /dev/vda  TYPE=ext4 UUID=" FS_UUID " LABEL=foyer-root\n"
+                     "    /dev/vdb  (no file system or partition table found)\n"
+                     "  If the device is listed under other identifiers, correct root= on the kernel command line;\n"
+                     "  if it is not listed, its disk or driver is missing (foyer build --add-module MODULE).\n"
+                     "  Details: journalctl -b -u sysroot.mount; systemctl status sysroot.mount\n");
+}
+
+static void write_no_devices(FILE *f) {
+        MissingDevice m = {
+                .role = "/usr", .given = "mount.usr=LABEL=usr", .source = "kernel command line",
+                .path = "/dev/disk/by-label/usr", .unit = "sysusr-usr.mount",
+        };
+
+        ASSERT_OK(explain_missing_device(f, &m, NULL, 0));
+}
+
+TEST(explain_missing_device_none) {
+        _cleanup_free_ char *text = memstream_text(write_no_devices);
+
+        ASSERT_TRUE(strstr(text, "The /usr device did not appear: mount.usr=LABEL=usr (kernel command line)\n"));
+        ASSERT_TRUE(strstr(text, "  Block devices present: none\n"));
+        ASSERT_TRUE(strstr(text, "correct mount.usr= on the kernel command line"));
+        ASSERT_TRUE(strstr(text, "  Details: journalctl -b -u sysusr-usr.mount; systemctl status sysusr-usr.mount\n"));
+}
+
+static void write_failed_units(FILE *f) {
+        ASSERT_OK(explain_failed_unit(f, "systemd-fsck-root.service", FAILURE_FSCK, "exit-code", NULL));
+        ASSERT_OK(explain_failed_unit(f, "systemd-cryptsetup@root.service", FAILURE_UNLOCK, NULL, NULL));
+        ASSERT_OK(explain_failed_unit(f, "sysroot.mount", FAILURE_MOUNT, "exit-code", "/dev/vda"));
+        ASSERT_OK(explain_failed_unit(f, "initrd-parse-etc.service", FAILURE_OTHER, "", ""));
+}
+
+TEST(explain_failed_unit) {
+        _cleanup_free_ char *text = memstream_text(write_failed_units);
+
+        ASSERT_STREQ(text,
+                     "The file system check failed: systemd-fsck-root.service (result: exit-code)\n"
+                     "  The file system has errors fsck did not repair on its own: run fsck on it\n"
+                     "  from this shell, then leave the shell to retry the boot.\n"
+                     "  Details: journalctl -b -u systemd-fsck-root.service; systemctl status systemd-fsck-root.service\n"
+                     "Unlocking an encrypted volume failed: systemd-cryptsetup@root.service\n"
+                     "  A wrong passphrase, a missing key file or a missing cipher module.\n"
+                     "  Retry with: systemctl restart systemd-cryptsetup@root.service\n"
+                     "  Details: journalctl -b -u systemd-cryptsetup@root.service; systemctl status systemd-cryptsetup@root.service\n"
+                     "Mounting failed: sysroot.mount (/dev/vda, result: exit-code)\n"
+                     "  Check the file system type and options (rootfstype=, rootflags=, /etc/fstab).\n"
+                     "  Details: journalctl -b -u sysroot.mount; systemctl status sysroot.mount\n"
+                     "A unit failed: initrd-parse-etc.service\n"
+                     "  Details: journalctl -b -u initrd-parse-etc.service; systemctl status initrd-parse-etc.service\n");
+}
+
+TEST_MAIN();
