@@ -7,6 +7,7 @@
 #include "plan.h"
 #include "plan-debug.h"
 #include "util.h"
+#include "plan-shell.h"
 
 
 static const Item binaries[] = {
@@ -625,6 +626,10 @@ int plan_image(Manifest *m, const BuildConfig *c, const Probe *p) {
         }
 
         r = add_generators(m);
+        if (r < 0)
+                return r;
+
+        r = plan_shell(m, c);
         if (r < 0)
                 return r;
 

@@ -1,0 +1,93 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# diff-debug.sh FOYER_DEBUG_GENERATOR CASEDIR [SYSTEMD_GENERATOR]
+# diff-debug.sh --regen FOYER_DEBUG_GENERATOR CASEDIR [CASE...]
+#
+# Differential test of foyer-debug-generator against systemd 252's systemd-debug-generator (default:
+# the host's): both run on every case's command line with the same environment (lib.sh's run_case),
+# and the trees (paths, symlink targets, contents) and exit statuses must be identical. Cases named
+# NN-foyer-* use foyer's own parameters (rd.break, rd.shell, rd.emergency, the --no-shell marker),
+# which systemd does not know; run-golden.sh checks them against reviewed trees, and this test skips
+# them. The normalisation is lib.sh's (generator name in headers, case directory); systemd's debug
+# generator writes no header line.
+#
+# --regen rewrites CASEDIR/NN-name.expected/ (and .exit): from systemd's generator for the plain
+# cases, from FOYER_DEBUG_GENERATOR for the NN-foyer-* ones, which must be reviewed before committing.
+set -u
+
+regen=0
+if [[ ${1:-} == --regen ]]; then
+        regen=1
+        shift
+fi
+foyer=$(realpath "$1")
+casedir=$(realpath "$2")
+shift 2
+systemd=/usr/lib/systemd/system-generators/systemd-debug-generator
+if ((!regen)) && (($# > 0)); then
+        systemd=$1
+        shift
+fi
+here=$(dirname "$(realpath "$0")")
+source "$here/lib.sh"
+fake_fsck_bin
+
+if [[ ! -x $systemd ]]; then
+        echo "SKIP: $systemd not found"
+        exit 77
+fi
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp" "$fakebin"' EXIT
+
+if ((regen)); then
+        set -e
+        if (($# > 0)); then cases=("$@"); else
+                cases=()
+                for c in "$casedir"/*.cmdline; do cases+=("$(basename "$c" .cmdline)"); done
+        fi
+        for c in "${cases[@]}"; do
+                gen=$systemd
+                [[ $c == [0-9]*-foyer-* ]] && gen=$foyer
+                rm -rf "${casedir:?}/$c.expected" "$casedir/$c.exit"
+                rc=$(run_case "$gen" "$casedir/$c" "$tmp/$c")
+                normalise "$tmp/$c" "$(basename "$gen")"
+                mv "$tmp/$c" "$casedir/$c.expected"
+                for d in normal early late; do
+                        [[ -n $(ls -A "$casedir/$c.expected/$d") ]] || touch "$casedir/$c.expected/$d/.gitkeep"
+                done
+                [[ $rc == 0 ]] || echo "$rc" >"$casedir/$c.exit"
+                echo "$c: $(basename "$gen") exit $rc"
+        done
+        exit 0
+fi
+
+failed=0 same=0 foyer_only=0
+for c in "$casedir"/*.cmdline; do
+        c=$(basename "$c" .cmdline)
+        base="$casedir/$c"
+        rs=$(run_case "$systemd" "$base" "$tmp/$c.systemd")
+        rf=$(run_case "$foyer" "$base" "$tmp/$c.foyer")
+        normalise "$tmp/$c.systemd" "$(basename "$systemd")"
+        normalise "$tmp/$c.foyer" "$(basename "$foyer")"
+        if [[ $c == [0-9]*-foyer-* ]]; then
+                foyer_only=$((foyer_only + 1))
+                continue
+        fi
+        {
+                [[ $rs == "$rf" ]] || echo "exit status: systemd $rs, foyer $rf"
+                diff -u --label systemd --label foyer <(list_tree "$tmp/$c.systemd") <(list_tree "$tmp/$c.foyer") &&
+                        diff -ru --no-dereference "$tmp/$c.systemd" "$tmp/$c.foyer"
+        } >"$tmp/$c.diff" 2>&1
+        if [[ -s $tmp/$c.diff ]]; then
+                echo "FAIL $c: outputs differ"
+                sed 's/^/    /' "$tmp/$c.diff"
+                failed=$((failed + 1))
+        else
+                same=$((same + 1))
+        fi
+done
+
+echo "diff-debug: $same identical, $foyer_only foyer-only cases not compared, $failed failures"
+((failed == 0 && same > 0))
