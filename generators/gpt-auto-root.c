@@ -7,9 +7,12 @@
  *   grow-fs (bit 59):   systemd-growfs grows the file system if /sysroot is mounted read-write;
  *   /usr:               the first (highest-labelled) /usr partition of the same disk without the no-auto
  *                       flag (bit 63) is mounted on /sysroot/usr, unless mount.usr= is given;
- * and GPT_AUTO_REPORT_DIR/root_discovered and root_partuuid record what was found. */
+ * and GPT_AUTO_REPORT_DIR/root_discovered, root_partuuid and usr_discovered record what was found.
+ * The partition table is read from the whole disk, which sysfs names together with the partition's
+ * number ($FOYER_SYSFS replaces /sys for tests). */
 
 #include <blkid.h>
+#include <libmount.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/mount.h>
@@ -29,40 +32,167 @@
 #define GPT_AUTO_ROOT_LUKS "/dev/gpt-auto-root-luks"
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(blkid_probe, blkid_free_probe);
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct libmnt_table *, mnt_unref_table);
 
 static inline void closedirp(DIR **d) {
         if (*d)
                 closedir(*d);
 }
 
+/* One entry of the GPT, as libblkid reads it from the whole disk. */
 typedef struct Partition {
-        char *type, *uuid, *label, *fstype;
+        unsigned partno;
+        char *type, *uuid, *label;
         unsigned long long flags;
 } Partition;
 
-static void partition_done(Partition *p) {
-        free(p->type);
-        free(p->uuid);
-        free(p->label);
-        free(p->fstype);
-        *p = (Partition) {};
+static void partitions_free(Partition *p, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                free(p[i].type);
+                free(p[i].uuid);
+                free(p[i].label);
+        }
+        free(p);
 }
 
-static int probe_value(blkid_probe pr, const char *name, char **ret) {
-        const char *v = NULL;
-
-        if (blkid_probe_lookup_value(pr, name, &v, NULL) < 0 || !v)
-                return 0;
-        *ret = strdup(v);
-        return *ret ? 1 : -ENOMEM;
+static const char *sysfs(void) {
+        const char *e = secure_getenv("FOYER_SYSFS");
+        return isempty(e) ? "/sys" : e;
 }
 
-/* The GPT entry of a partition (type, UUID, label, flags) and the file system on it, by libblkid. */
-static int probe_partition(const char *node, Partition *ret) {
-        _cleanup_(blkid_free_probep) blkid_probe pr = NULL;
-        _cleanup_free_ char *flags = NULL;
-        Partition p = {};
+/* The device node of a sysfs block directory: /dev/block/MAJ:MIN (made by udev), else /dev/<name>. */
+static int sysfs_node(const char *dir, char **ret) {
+        _cleanup_free_ char *devfile = strjoin(dir, "/dev"), *text = NULL, *node = NULL;
+        unsigned maj, min;
         int r;
+
+        if (!devfile)
+                return -ENOMEM;
+        r = read_full_file(devfile, &text, NULL);
+        if (r < 0)
+                return r;
+        if (sscanf(text, "%u:%u", &maj, &min) != 2)
+                return -EINVAL;
+        if (asprintf(&node, "/dev/block/%u:%u", maj, min) < 0)
+                return -ENOMEM;
+        if (access(node, F_OK) < 0) {
+                free(node);
+                node = strjoin("/dev/", strrchr(dir, '/') + 1);
+                if (!node)
+                        return -ENOMEM;
+        }
+        *ret = TAKE_PTR(node);
+        return 0;
+}
+
+static int read_uint_file(const char *dir, const char *name, unsigned *ret) {
+        _cleanup_free_ char *p = strjoin(dir, "/", name), *text = NULL;
+        int r;
+
+        if (!p)
+                return -ENOMEM;
+        r = read_full_file(p, &text, NULL);
+        if (r < 0)
+                return r;
+        return sscanf(text, "%u", ret) == 1 ? 0 : -EINVAL;
+}
+
+/* The sysfs directory of the disk holding partition devnum and the partition's number. */
+static int disk_of_partition(dev_t devnum, char **ret_disk, unsigned *ret_partno) {
+        _cleanup_free_ char *link = NULL, *dir = NULL;
+        char *slash;
+        int r;
+
+        if (asprintf(&link, "%s/dev/block/%u:%u", sysfs(), major(devnum), minor(devnum)) < 0)
+                return -ENOMEM;
+        dir = realpath(link, NULL);
+        if (!dir)
+                return -errno;
+        r = read_uint_file(dir, "partition", ret_partno);
+        if (r < 0)
+                return r == -ENOENT ? -ENOTBLK : r; /* not a partition */
+        slash = strrchr(dir, '/');
+        if (!slash || slash == dir)
+                return -EINVAL;
+        *slash = 0; /* the parent of a partition is its disk */
+        *ret_disk = TAKE_PTR(dir);
+        return 0;
+}
+
+/* The node of partition partno of the disk at sysfs directory disk. */
+static int partition_node(const char *disk, unsigned partno, char **ret) {
+        _cleanup_(closedirp) DIR *d = opendir(disk);
+        struct dirent *de;
+
+        if (!d)
+                return -errno;
+        while ((de = readdir(d))) {
+                _cleanup_free_ char *sub = NULL;
+                unsigned n;
+
+                if (de->d_name[0] == '.')
+                        continue;
+                sub = strjoin(disk, "/", de->d_name);
+                if (!sub)
+                        return -ENOMEM;
+                if (read_uint_file(sub, "partition", &n) >= 0 && n == partno)
+                        return sysfs_node(sub, ret);
+        }
+        return -ENOENT;
+}
+
+/* All entries of the GPT on disk node (-ENOMEDIUM if it has no GPT). */
+static int read_gpt(const char *node, Partition **ret, size_t *ret_n) {
+        _cleanup_(blkid_free_probep) blkid_probe pr = NULL;
+        Partition *p = NULL;
+        blkid_partlist pl;
+        blkid_parttable pt;
+        int n;
+
+        errno = 0;
+        pr = blkid_new_probe_from_filename(node);
+        if (!pr)
+                return errno > 0 ? -errno : -ENOMEM;
+        blkid_probe_enable_superblocks(pr, 0);
+        blkid_probe_enable_partitions(pr, 1);
+        errno = 0;
+        pl = blkid_probe_get_partitions(pr);
+        if (!pl)
+                return errno > 0 ? -errno : -ENOMEDIUM;
+        pt = blkid_partlist_get_table(pl);
+        if (!pt || !streq_ptr(blkid_parttable_get_type(pt), "gpt"))
+                return -ENOMEDIUM;
+        n = blkid_partlist_numof_partitions(pl);
+        if (n < 0)
+                return -EIO;
+        p = calloc(n + 1, sizeof(Partition));
+        if (!p)
+                return -ENOMEM;
+        for (int i = 0; i < n; i++) {
+                blkid_partition e = blkid_partlist_get_partition(pl, i);
+                const char *type = e ? blkid_partition_get_type_string(e) : NULL,
+                           *uuid = e ? blkid_partition_get_uuid(e) : NULL,
+                           *label = e ? blkid_partition_get_name(e) : NULL;
+
+                if (!e)
+                        continue;
+                p[i].partno = blkid_partition_get_partno(e);
+                p[i].flags = blkid_partition_get_flags(e);
+                if ((type && !(p[i].type = strdup(type))) || (uuid && !(p[i].uuid = strdup(uuid))) ||
+                    (label && !(p[i].label = strdup(label)))) {
+                        partitions_free(p, n);
+                        return -ENOMEM;
+                }
+        }
+        *ret = p;
+        *ret_n = n;
+        return 0;
+}
+
+/* The file system type on node ("ext4", "crypto_LUKS"), NULL if none is recognised. */
+static int probe_fstype(const char *node, char **ret) {
+        _cleanup_(blkid_free_probep) blkid_probe pr = NULL;
+        const char *v = NULL;
 
         errno = 0;
         pr = blkid_new_probe_from_filename(node);
@@ -70,25 +200,13 @@ static int probe_partition(const char *node, Partition *ret) {
                 return errno > 0 ? -errno : -ENOMEM;
         blkid_probe_enable_superblocks(pr, 1);
         blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE);
-        blkid_probe_enable_partitions(pr, 1);
-        blkid_probe_set_partitions_flags(pr, BLKID_PARTS_ENTRY_DETAILS);
-        errno = 0;
-        r = blkid_do_safeprobe(pr);
-        if (r == -2)
-                return -ENOTUNIQ; /* ambivalent superblocks: do not guess */
-        if (r < 0)
-                return errno > 0 ? -errno : -EIO;
-
-        if (probe_value(pr, "PART_ENTRY_TYPE", &p.type) < 0 || probe_value(pr, "PART_ENTRY_UUID", &p.uuid) < 0 ||
-            probe_value(pr, "PART_ENTRY_NAME", &p.label) < 0 || probe_value(pr, "TYPE", &p.fstype) < 0 ||
-            probe_value(pr, "PART_ENTRY_FLAGS", &flags) < 0) {
-                partition_done(&p);
-                return -ENOMEM;
+        blkid_probe_enable_partitions(pr, 0);
+        if (blkid_do_safeprobe(pr) != 0 || blkid_probe_lookup_value(pr, "TYPE", &v, NULL) < 0 || !v) {
+                *ret = NULL;
+                return 0;
         }
-        if (flags)
-                p.flags = strtoull(flags, NULL, 16);
-        *ret = p;
-        return 0;
+        *ret = strdup(v);
+        return *ret ? 0 : -ENOMEM;
 }
 
 static int block_dev(const char *path, dev_t *ret) {
@@ -145,8 +263,10 @@ static int run_growfs(const char *where) {
         int status;
         pid_t pid;
 
-        if (access(exe, X_OK) < 0)
-                return log_warning_errno(errno, "The root partition asks to be grown, but %s is missing: %m", exe);
+        if (access(exe, X_OK) < 0) {
+                log_warning_errno(errno, "The root partition asks to be grown, but %s is missing: %m", exe);
+                return 0;
+        }
         pid = fork();
         if (pid < 0)
                 return log_error_errno(errno, "Failed to fork: %m");
@@ -156,8 +276,9 @@ static int run_growfs(const char *where) {
         }
         if (waitpid(pid, &status, 0) < 0)
                 return log_error_errno(errno, "Failed to wait for %s: %m", exe);
+        /* Not growing leaves a working, if small, file system: no reason to fail the boot. */
         if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-                return log_warning_errno(SYNTHETIC_ERRNO(EPROTO), "%s %s failed.", exe, where);
+                log_warning("%s %s failed, the file system keeps its size.", exe, where);
         return 0;
 }
 
@@ -185,97 +306,46 @@ static int apply_root_flags(const Partition *root) {
         return 0;
 }
 
-/* The /usr partition on the disk holding partition devnum: returns 1 and its node and entry, 0 if there
- * is none. Partition nodes are read from sysfs, as udev may not have linked them yet. */
-static int find_usr_partition(dev_t devnum, char **ret_node, Partition *ret) {
-        _cleanup_free_ char *sys = NULL, *disk = NULL, *best_node = NULL;
-        _cleanup_(closedirp) DIR *d = NULL;
-        Partition best = {};
-        struct dirent *de;
-        char *slash;
-
-        if (asprintf(&sys, "/sys/dev/block/%u:%u", major(devnum), minor(devnum)) < 0)
-                return log_oom();
-        disk = realpath(sys, NULL);
-        if (!disk)
-                return log_debug_errno(errno, "Failed to resolve %s: %m", sys);
-        slash = strrchr(disk, '/');
-        if (!slash || slash == disk)
-                return 0;
-        *slash = 0; /* the parent of a partition is its disk */
-
-        d = opendir(disk);
-        if (!d)
-                return log_debug_errno(errno, "Failed to open %s: %m", disk);
-        while ((de = readdir(d))) {
-                _cleanup_free_ char *pfile = NULL, *devfile = NULL, *devtext = NULL, *node = NULL;
-                unsigned maj, min;
-                Partition p = {};
-
-                if (de->d_name[0] == '.')
-                        continue;
-                pfile = strjoin(disk, "/", de->d_name, "/partition");
-                devfile = strjoin(disk, "/", de->d_name, "/dev");
-                if (!pfile || !devfile)
-                        return log_oom();
-                if (access(pfile, F_OK) < 0 || read_full_file(devfile, &devtext, NULL) < 0 ||
-                    sscanf(devtext, "%u:%u", &maj, &min) != 2)
-                        continue;
-                if (asprintf(&node, "/dev/block/%u:%u", maj, min) < 0)
-                        return log_oom();
-                if (access(node, F_OK) < 0) {
-                        free(node);
-                        node = strjoin("/dev/", de->d_name);
-                        if (!node)
-                                return log_oom();
-                }
-                if (probe_partition(node, &p) < 0)
-                        continue;
-                if (!streq_ptr(p.type, GPT_USR_X86_64) || (p.flags & GPT_FLAG_NO_AUTO)) {
-                        partition_done(&p);
-                        continue;
-                }
-                /* Several /usr partitions: the newest by label wins, as for the root. */
-                if (!best_node || strverscmp(strempty(p.label), strempty(best.label)) > 0) {
-                        partition_done(&best);
-                        best = p;
-                        free(best_node);
-                        best_node = TAKE_PTR(node);
-                } else
-                        partition_done(&p);
-        }
-        if (!best_node)
-                return 0;
-        *ret_node = TAKE_PTR(best_node);
-        *ret = best;
-        return 1;
-}
-
-static int mount_usr(dev_t root_part, bool rw) {
-        _cleanup_free_ char *node = NULL;
-        Partition usr = {};
+/* Mounts the highest-labelled /usr partition of the table (no-auto excluded) on /sysroot/usr. */
+static int mount_usr(const char *disk, const Partition *table, size_t n, bool rw) {
+        _cleanup_free_ char *node = NULL, *fstype = NULL;
+        const Partition *usr = NULL;
         unsigned long flags = 0;
         int r;
 
-        r = find_usr_partition(root_part, &node, &usr);
-        if (r <= 0)
-                return r;
-        if (!usr.fstype)
-                log_warning("The /usr partition %s has no file system, not mounting it.", node);
-        else if (streq(usr.fstype, "crypto_LUKS"))
-                log_warning("The /usr partition %s is encrypted, which foyer does not discover yet; not mounting it.",
-                            node);
-        else {
-                if (!rw || (usr.flags & GPT_FLAG_READ_ONLY))
-                        flags |= MS_RDONLY;
-                log_info("Mounting the discovered /usr partition %s (%s) on /sysroot/usr.", node, usr.fstype);
-                if (mount(node, "/sysroot/usr", usr.fstype, flags, NULL) < 0)
-                        r = log_error_errno(errno, "Failed to mount %s on /sysroot/usr: %m", node);
-                else
-                        (void) write_note("usr_discovered", strna(usr.uuid));
+        for (size_t i = 0; i < n; i++) {
+                if (!streq_ptr(table[i].type, GPT_USR_X86_64) || (table[i].flags & GPT_FLAG_NO_AUTO))
+                        continue;
+                if (!usr || strverscmp(strempty(table[i].label), strempty(usr->label)) > 0)
+                        usr = table + i;
         }
-        partition_done(&usr);
-        return r < 0 ? r : 0;
+        if (!usr) {
+                log_debug("No /usr partition next to the root partition.");
+                return 0;
+        }
+
+        r = partition_node(disk, usr->partno, &node);
+        if (r < 0)
+                return log_error_errno(r, "Failed to find the node of /usr partition %u: %m", usr->partno);
+        r = probe_fstype(node, &fstype);
+        if (r < 0)
+                return log_error_errno(r, "Failed to probe %s: %m", node);
+        if (!fstype) {
+                log_warning("The /usr partition %s has no file system, not mounting it.", node);
+                return 0;
+        }
+        if (streq(fstype, "crypto_LUKS")) {
+                log_warning("The /usr partition %s is encrypted, which foyer does not discover; not mounting it.",
+                            node);
+                return 0;
+        }
+        if (!rw || (usr->flags & GPT_FLAG_READ_ONLY))
+                flags |= MS_RDONLY;
+        log_info("Mounting the discovered /usr partition %s (%s) on /sysroot/usr.", node, fstype);
+        if (mount(node, "/sysroot/usr", fstype, flags, NULL) < 0)
+                return log_error_errno(errno, "Failed to mount %s on /sysroot/usr: %m", node);
+        (void) write_note("usr_discovered", strna(usr->uuid));
+        return 0;
 }
 
 #define SET_FLAG(v, flag, b) ((v) = (b) ? ((v) | (flag)) : ((v) & ~(flag)))
@@ -292,45 +362,76 @@ static int parse_cmdline_item(const char *key, const char *value, void *data) {
         return 0;
 }
 
-static int root_setup(void) {
-        Partition root = {};
-        const char *part_node = GPT_AUTO_ROOT;
-        dev_t root_dev = 0, part_dev;
+/* Whether /sysroot is mounted from device devnum. st_dev is enough for most file systems; btrfs shows
+ * an anonymous device there, so the mount's source (What= of sysroot.mount) is looked at too. */
+static bool sysroot_is_from(dev_t devnum) {
+        _cleanup_(mnt_unref_tablep) struct libmnt_table *t = NULL;
+        struct libmnt_fs *fs;
+        const char *src;
         struct stat st;
-        int r, cmdline = 0;
+        dev_t d = 0;
 
-        if (stat("/sysroot", &st) < 0)
-                return log_error_errno(errno, "Failed to stat /sysroot: %m");
+        if (stat("/sysroot", &st) >= 0 && st.st_dev == devnum)
+                return true;
+        t = mnt_new_table_from_file("/proc/self/mountinfo");
+        if (!t)
+                return false;
+        fs = mnt_table_find_target(t, "/sysroot", MNT_ITER_BACKWARD);
+        src = fs ? mnt_fs_get_srcpath(fs) : NULL;
+        return src && block_dev(src, &d) >= 0 && d == devnum;
+}
+
+static int root_setup(void) {
+        _cleanup_free_ char *disk = NULL, *disk_node = NULL;
+        Partition *table = NULL;
+        const Partition *root = NULL;
+        size_t n = 0;
+        dev_t root_dev = 0, part_dev;
+        unsigned partno = 0;
+        int r, k, cmdline = 0;
+
         r = block_dev(GPT_AUTO_ROOT, &root_dev);
-        if (r < 0 || st.st_dev != root_dev) {
+        if (r < 0 || !sysroot_is_from(root_dev)) {
                 log_info("/sysroot is not mounted from " GPT_AUTO_ROOT ", nothing to do.");
                 return 0;
         }
-        /* An encrypted root: the GPT entry is that of the LUKS partition. */
-        if (block_dev(GPT_AUTO_ROOT_LUKS, &part_dev) >= 0)
-                part_node = GPT_AUTO_ROOT_LUKS;
-        else
-                part_dev = root_dev;
-
-        r = probe_partition(part_node, &root);
-        if (r < 0)
-                log_warning_errno(r, "Failed to read the GPT entry of %s, ignoring its flags: %m", part_node);
-
         (void) write_note("root_discovered", "gpt-auto");
-        if (root.uuid)
-                (void) write_note("root_partuuid", root.uuid);
+
+        /* An encrypted root: the GPT entry is that of the LUKS partition. */
+        if (block_dev(GPT_AUTO_ROOT_LUKS, &part_dev) < 0)
+                part_dev = root_dev;
 
         r = cmdline_parse(parse_cmdline_item, &cmdline, 0);
         if (r < 0)
                 log_warning_errno(r, "Failed to parse kernel command line, ignoring: %m");
 
-        r = apply_root_flags(&root);
+        r = disk_of_partition(part_dev, &disk, &partno);
+        if (r >= 0)
+                r = sysfs_node(disk, &disk_node);
+        if (r >= 0)
+                r = read_gpt(disk_node, &table, &n);
+        if (r < 0)
+                return log_warning_errno(r, "Failed to read the partition table of the root partition's disk, "
+                                         "ignoring its flags and /usr: %m");
+        for (size_t i = 0; i < n; i++)
+                if (table[i].partno == partno)
+                        root = table + i;
+        if (!root) {
+                log_warning("Partition %u is not in the partition table of %s, ignoring its flags and /usr.",
+                            partno, disk_node);
+                partitions_free(table, n);
+                return 0;
+        }
+        if (root->uuid)
+                (void) write_note("root_partuuid", root->uuid);
+
+        r = apply_root_flags(root);
         if (!(cmdline & 1)) {
-                int k = mount_usr(part_dev, cmdline & 2);
+                k = mount_usr(disk, table, n, cmdline & 2);
                 if (r >= 0)
                         r = k;
         }
-        partition_done(&root);
+        partitions_free(table, n);
         return r;
 }
 
