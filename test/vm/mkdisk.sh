@@ -26,8 +26,18 @@ SPLIT_ROOT_UUID=5f1a0c3e-7d4b-4e2a-9c61-0a1b2c3d4e06
 SPLIT_USR_UUID=5f1a0c3e-7d4b-4e2a-9c61-0a1b2c3d4e07
 DIRTY_UUID=5f1a0c3e-7d4b-4e2a-9c61-0a1b2c3d4e08
 SIZE=1G
+# LUKS2 test volumes (recipes luks*): the LUKS UUIDs and the ext4 inside. The passphrase and the
+# key file (test/vm/luks-test.key, which scenarios add to the image) are test data, in the clear.
+LUKS_UUID=4c554b53-2d70-4000-8000-000000000001
+LUKS_FS_UUID=4c554b53-6673-4000-8000-000000000001
+LUKS_KEY_UUID=4c554b53-2d6b-4000-8000-000000000002
+LUKS_KEY_FS_UUID=4c554b53-6673-4000-8000-000000000002
+LUKS_PASSPHRASE=foyer-luks-pass-7Rq2
+LUKS_KEY_FILE=$(dirname "$(realpath "$0")")/luks-test.key
+LUKS_SIZE=320M          # the ext4 inside; the header takes 16M more
 
-hash=$( { sha256sum "$0"; echo "$tree $recipe"; } | sha256sum | cut -c1-12)
+hash=$( { sha256sum "$0"; [[ $recipe != luks* ]] || sha256sum "$LUKS_KEY_FILE"; echo "$tree $recipe"; } |
+        sha256sum | cut -c1-12)
 out=$cachedir/disk-$recipe-$hash
 work=$out.tmp
 
@@ -61,6 +71,19 @@ stage() {
 mkext4() {      # IMG LABEL UUID DIR
         truncate -s "$SIZE" "$1"
         mkfs.ext4 -q -F -L "$2" -U "$3" -d "$4" "$1"
+}
+
+# mkluks IMG UUID FS_UUID KEYFILE PBKDF...: the stage as ext4 in LUKS2, encrypted in place
+# (cryptsetup's offline reencryption needs no device-mapper). The cheap PBKDF settings keep the
+# unlock quick under TCG; test volumes only.
+mkluks() {
+        local img=$1 uuid=$2 fs_uuid=$3 key=$4
+        shift 4
+        truncate -s "$LUKS_SIZE" "$img"
+        truncate -s +16M "$img"
+        mkfs.ext4 -q -F -L foyer-root -U "$fs_uuid" -d "$work/stage" "$img" "$LUKS_SIZE"
+        cryptsetup reencrypt --encrypt --type luks2 --reduce-device-size 16M --force-offline-reencrypt \
+                --batch-mode --key-file "$key" --uuid "$uuid" --label foyer-luks "$@" "$img"
 }
 
 mount_copy() {  # IMG [SUBDIR]: loop-mount IMG and copy the stage into it
@@ -127,6 +150,18 @@ ext4-dirty)     # marked as not cleanly unmounted: fsck must check it
         stage "UUID=$DIRTY_UUID / ext4 defaults 0 1"
         mkext4 "$work/1.img" foyer-root "$DIRTY_UUID" "$work/stage"
         debugfs -w -R "ssv state 0" "$work/1.img" 2>/dev/null
+        ;;
+luks)           # ext4 in LUKS2 on the whole disk, passphrase, argon2id (default KDF, small cost)
+        stage "UUID=$LUKS_FS_UUID / ext4 defaults 0 1"
+        printf '%s' "$LUKS_PASSPHRASE" > "$work/passphrase"
+        mkluks "$work/1.img" "$LUKS_UUID" "$LUKS_FS_UUID" "$work/passphrase" \
+                --pbkdf argon2id --pbkdf-memory 32768 --pbkdf-parallel 1 --pbkdf-force-iterations 4
+        rm "$work/passphrase"
+        ;;
+luks-keyfile)   # the same, unlocked by the key file test/vm/luks-test.key, pbkdf2
+        stage "UUID=$LUKS_KEY_FS_UUID / ext4 defaults 0 1"
+        mkluks "$work/1.img" "$LUKS_KEY_UUID" "$LUKS_KEY_FS_UUID" "$LUKS_KEY_FILE" \
+                --pbkdf pbkdf2 --pbkdf-force-iterations 1000
         ;;
 *)
         echo "mkdisk: unknown recipe '$recipe'" >&2

@@ -1,12 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# mkimage.sh CACHEDIR KVER FOYER_EXE GENERATOR_DIR UNIT_DIR
+# mkimage.sh CACHEDIR KVER FOYER_EXE GENERATOR_DIR UNIT_DIR [BUILD_ARGS...]
 #
 # Builds the foyer image the VM scenarios boot, once per change of the builder, the generators,
 # the units, foyer's helper programs ($FOYER_HELPER_DIR, passed on to foyer build) or this script,
 # and prints its path. All scenarios share it, so it carries every
 # file system module they need.
+#
+# A scenario that needs more in its image (a key file, a crypttab) names foyer build options in
+# an `image-args` line; they come here as BUILD_ARGS, with paths relative to test/vm. Such an
+# image is cached apart from the shared one, keyed by the options and the files they name.
 set -euo pipefail
 
 cachedir=${1:?usage: mkimage.sh CACHEDIR KVER FOYER_EXE GENERATOR_DIR UNIT_DIR}
@@ -14,23 +18,44 @@ kver=${2:?}
 foyer=${3:?}
 generator_dir=${4:?}
 unit_dir=${5:?}
+shift 5
+build_args=("$@")
+here=$(dirname "$(realpath "$0")")
+# The build runs in test/vm, for the relative paths of BUILD_ARGS.
+mkdir -p "$cachedir"
+cachedir=$(realpath "$cachedir")
+foyer=$(realpath "$foyer")
+generator_dir=$(realpath "$generator_dir")
+unit_dir=$(realpath "$unit_dir")
 
 mkdir -p "$cachedir"
 hash=$( { sha256sum "$0" "$foyer"; echo "$kver";
           { find "$generator_dir" -maxdepth 1 -type f -perm -u+x; find "$unit_dir" -type f;
             [[ -z ${FOYER_HELPER_DIR:-} ]] || find "$FOYER_HELPER_DIR" -maxdepth 1 -type f -perm -u+x; } |
-                sort | xargs -r sha256sum; } | sha256sum | cut -c1-12)
-img=$cachedir/foyer-$kver-$hash.img
+                sort | xargs -r sha256sum;
+          # the extra options, and the content of each file they name (SRC of SRC:DEST)
+          if [[ ${#build_args[@]} -gt 0 ]]; then
+                  echo "${build_args[*]}"
+                  for a in "${build_args[@]}"; do
+                          f=${a%%:*}
+                          if [[ -f $here/$f ]]; then (cd "$here" && sha256sum "$f"); fi
+                  done
+          fi; } | sha256sum | cut -c1-12)
+variant=std
+if [[ ${#build_args[@]} -gt 0 ]]; then
+        variant=args-$(echo "${build_args[*]}" | sha256sum | cut -c1-8)
+fi
+img=$cachedir/foyer-$kver-$variant-$hash.img
 
 exec 9>"$cachedir/image.lock"
 flock 9
 if [[ ! -s $img ]]; then
-        rm -f "$cachedir"/foyer-"$kver"-*.img
+        rm -f "$cachedir"/foyer-"$kver"-"$variant"-*.img
         echo "mkimage: building $img" >&2
-        FOYER_GENERATOR_DIR=$generator_dir FOYER_UNIT_DIR=$unit_dir \
+        (cd "$here" && FOYER_GENERATOR_DIR=$generator_dir FOYER_UNIT_DIR=$unit_dir \
                 "$foyer" build -o "$img.tmp" --kver "$kver" \
                 --add-module virtio_blk --add-module virtio_pci \
-                --add-module ext4 --add-module xfs --add-module btrfs >&2
+                --add-module ext4 --add-module xfs --add-module btrfs "${build_args[@]}") >&2
         mv "$img.tmp" "$img"
 fi
 echo "$img"

@@ -38,15 +38,18 @@ export FOYER_VM_CACHE=$cache
 
 field() { awk -v k="$1" '$1 == k { $1 = ""; sub(/^ +/, ""); print }' "$scenario"; }
 
-# The initrd: a foyer image unless told otherwise.
+# The initrd: a foyer image unless told otherwise. "image-args" lines add foyer build options
+# (paths relative to test/vm), such as a key file; such a scenario needs foyer's image.
 needs=$(field needs)
+read -ra image_args <<<"$(field image-args | tr '\n' ' ')"
+[[ ${#image_args[@]} -eq 0 ]] || needs+=" foyer"
 if [[ -n ${FOYER_VM_INITRD:-} ]]; then
         initrd=$FOYER_VM_INITRD
         kind="given ($initrd)"
         [[ $needs == *foyer* ]] && skip "scenario needs a foyer image, FOYER_VM_INITRD is set"
 elif [[ -n $foyer_exe && -x $foyer_exe ]]; then
-        initrd=$("$here/mkimage.sh" "$cache" "$kver" "$foyer_exe" "$generator_dir" "$unit_dir")
-        kind="foyer"
+        initrd=$("$here/mkimage.sh" "$cache" "$kver" "$foyer_exe" "$generator_dir" "$unit_dir" "${image_args[@]}")
+        kind="foyer${image_args[*]:+ with ${image_args[*]}}"
 else
         [[ $needs == *foyer* ]] && skip "scenario needs a foyer image and foyer is not built"
         initrd=/boot/initrd.img-$kver
