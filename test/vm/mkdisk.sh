@@ -54,9 +54,105 @@ rm -rf "$out" "$out.ok" "$work"
 mkdir -p "$work"
 cleanup() {
         if [[ -n ${mnt:-} ]] && mountpoint -q "$mnt"; then umount "$mnt"; fi
+        for l in ${lvm_loops[@]+"${lvm_loops[@]}"}; do losetup -d "$l" 2>/dev/null || true; done
         rm -rf "$work"
 }
 trap cleanup EXIT
+
+# LVM (recipes lvm*) without device-mapper: lvm2 itself writes the PV labels and the VG metadata,
+# from a text description, onto loop devices of the image files (pvcreate --restorefile,
+# vgcfgrestore; it cannot activate anything here, and need not). Each LV's file system is then
+# copied to the LV's extents with dd. 4 MiB extents, the first one 1 MiB into each PV.
+LVM_VG_UUID=foyerV-g000-0000-0000-0000-0000-000001
+LVM_ROOT_UUID=5f1a0c3e-7d4b-4e2a-9c61-0a1b2c3d4e11
+LVM_OTHER_UUID=5f1a0c3e-7d4b-4e2a-9c61-0a1b2c3d4e12
+LVM_USR_UUID=5f1a0c3e-7d4b-4e2a-9c61-0a1b2c3d4e13
+LVM_LUKS_UUID=5f1a0c3e-7d4b-4e2a-9c61-0a1b2c3d4e14     # LUKS2 holding the PV (lvm-on-luks)
+LVM_LV_LUKS_UUID=5f1a0c3e-7d4b-4e2a-9c61-0a1b2c3d4e15  # LUKS2 inside an LV (lvm-luks-lv)
+LVM_PASSPHRASE=foyer-lvm-pass-5Tw9                      # test data, typed at the prompt
+LVM_HOST_CONF='devices { use_devicesfile = 0 obtain_device_list_from_udev = 0 }
+        backup { backup = 0 archive = 0 } global { use_lvmpolld = 0 }
+        activation { udev_sync = 0 udev_rules = 0 monitoring = 0 }'
+lvm_loops=()
+
+lvm_host() {    # lvm2 on the host, seeing only our loop devices, writing no backups to /etc/lvm
+        local devs
+        devs=$(IFS=,; echo "${lvm_loops[*]}")
+        LVM_SUPPRESS_FD_WARNINGS=1 lvm "$@" --config "$LVM_HOST_CONF" --devices "$devs" 2>&1 |
+                grep -v -e device-mapper -e '/dev/mapper/control' -e 'Failed to check for active' -e "Couldn't find device" >&2 || true
+}
+
+# lvm_vg VG PVIMG... -- LV:PV:START:COUNT[+PV:START:COUNT...]...: writes VG onto the PV images
+# (pv0, pv1, ... in order; PV UUIDs foyerP-v000-...-00000N), with linear LVs made of the given
+# segments (extents of PV number PV).
+lvm_vg() {
+        local vg=$1 meta=$work/$1.meta i=0 img sectors lv segs seg n start count le
+        shift
+        {
+                printf 'contents = "Text Format Volume Group"\nversion = 1\n\n%s {\n' "$vg"
+                printf '\tid = "%s"\n\tseqno = 1\n\tformat = "lvm2"\n' "$LVM_VG_UUID"
+                printf '\tstatus = ["RESIZEABLE", "READ", "WRITE"]\n\tflags = []\n'
+                printf '\textent_size = 8192\n\tmax_lv = 0\n\tmax_pv = 0\n\tmetadata_copies = 0\n\n'
+                printf '\tphysical_volumes {\n'
+                while [[ $1 != -- ]]; do
+                        sectors=$(( $(stat -c %s "$1") / 512 ))
+                        printf '\t\tpv%d {\n\t\t\tid = "foyerP-v000-0000-0000-0000-0000-00000%d"\n' $i $i
+                        printf '\t\t\tdevice = "/dev/null"\n\t\t\tstatus = ["ALLOCATABLE"]\n\t\t\tflags = []\n'
+                        printf '\t\t\tdev_size = %d\n\t\t\tpe_start = 2048\n\t\t\tpe_count = %d\n\t\t}\n' \
+                                "$sectors" $(( (sectors - 2048) / 8192 ))
+                        lvm_loops+=("$(losetup -f --show "$1")")
+                        i=$((i + 1))
+                        shift
+                done
+                shift
+                printf '\t}\n\n\tlogical_volumes {\n'
+                n=1
+                for lv in "$@"; do
+                        IFS=+ read -ra segs <<<"${lv#*:}"
+                        printf '\t\t%s {\n\t\t\tid = "foyerL-v000-0000-0000-0000-0000-00000%d"\n' "${lv%%:*}" $n
+                        printf '\t\t\tstatus = ["READ", "WRITE", "VISIBLE"]\n\t\t\tflags = []\n'
+                        printf '\t\t\tsegment_count = %d\n' ${#segs[@]}
+                        le=0 i=1
+                        for seg in "${segs[@]}"; do
+                                IFS=: read -r pv start count <<<"$seg"
+                                printf '\t\t\tsegment%d {\n\t\t\t\tstart_extent = %d\n\t\t\t\textent_count = %d\n' $i $le "$count"
+                                printf '\t\t\t\ttype = "striped"\n\t\t\t\tstripe_count = 1\n'
+                                printf '\t\t\t\tstripes = [ "pv%d", %d ]\n\t\t\t}\n' "$pv" "$start"
+                                le=$((le + count)) i=$((i + 1))
+                        done
+                        printf '\t\t}\n'
+                        n=$((n + 1))
+                done
+                printf '\t}\n}\n'
+        } > "$meta"
+        i=0
+        for l in "${lvm_loops[@]}"; do
+                lvm_host pvcreate -q --uuid "foyerP-v000-0000-0000-0000-0000-00000$i" --restorefile "$meta" "$l"
+                i=$((i + 1))
+        done
+        lvm_host vgcfgrestore -q -f "$meta" "$vg"
+        lvm_host vgs -o vg_name,vg_uuid,pv_count,lv_count
+        for l in "${lvm_loops[@]}"; do losetup -d "$l"; done
+        lvm_loops=()
+}
+
+lvm_ext4() {    # IMG LABEL UUID DIR SIZE
+        truncate -s "$5" "$1"
+        mkfs.ext4 -q -F -L "$2" -U "$3" -d "$4" "$1"
+}
+
+lvm_put() {     # FSIMG PVIMG START COUNT [SKIP]: COUNT extents of FSIMG (from extent SKIP) at START
+        dd if="$1" of="$2" bs=1M skip=$(( ${5:-0} * 4 )) seek=$(( 1 + $3 * 4 )) count=$(( $4 * 4 )) \
+                conv=notrunc,sparse status=none
+}
+
+lvm_luks() {    # IMG UUID: encrypts IMG in place as LUKS2 (the last 16M must be free: the header goes first)
+        printf '%s' "$LVM_PASSPHRASE" > "$work/passphrase"
+        cryptsetup reencrypt --encrypt --type luks2 --reduce-device-size 16M --force-offline-reencrypt \
+                --batch-mode --key-file "$work/passphrase" --uuid "$2" --pbkdf pbkdf2 \
+                --pbkdf-force-iterations 1000 "$1"
+        rm "$work/passphrase"
+}
 
 # A private copy of the tree (hard links: cheap) whose /etc/fstab can be replaced.
 stage() {
@@ -162,6 +258,57 @@ luks-keyfile)   # the same, unlocked by the key file test/vm/luks-test.key, pbkd
         stage "UUID=$LUKS_KEY_FS_UUID / ext4 defaults 0 1"
         mkluks "$work/1.img" "$LUKS_KEY_UUID" "$LUKS_KEY_FS_UUID" "$LUKS_KEY_FILE" \
                 --pbkdf pbkdf2 --pbkdf-force-iterations 1000
+        ;;
+lvm|lvm-span)    # VG vg0: LVs root (320M) and other (32M); lvm-span: root across two disks
+        stage "/dev/vg0/root / ext4 defaults 0 1"
+        lvm_ext4 "$work/root.fs" foyer-lvm-root "$LVM_ROOT_UUID" "$work/stage" 320M
+        mkdir "$work/empty"
+        lvm_ext4 "$work/other.fs" foyer-lvm-other "$LVM_OTHER_UUID" "$work/empty" 32M
+        if [[ $recipe == lvm ]]; then
+                truncate -s 400M "$work/1.img"
+                lvm_vg vg0 "$work/1.img" -- root:0:0:80 other:0:80:8
+                lvm_put "$work/root.fs" "$work/1.img" 0 80
+                lvm_put "$work/other.fs" "$work/1.img" 80 8
+        else
+                truncate -s 220M "$work/1.img" "$work/2.img"
+                lvm_vg vg0 "$work/1.img" "$work/2.img" -- root:0:0:50+1:0:30 other:1:30:8
+                lvm_put "$work/root.fs" "$work/1.img" 0 50
+                lvm_put "$work/root.fs" "$work/2.img" 0 30 50
+                lvm_put "$work/other.fs" "$work/2.img" 30 8
+        fi
+        rm "$work/root.fs" "$work/other.fs"
+        ;;
+lvm-on-luks)    # GPT partition 1: LUKS2 holding the PV of vg0, LVs root and usr (in fstab)
+        stage "/dev/mapper/vg0-root / ext4 defaults 0 1" "/dev/vg0/usr /usr ext4 defaults 0 2"
+        mkdir "$work/usr"
+        mv "$work/stage/usr/"* "$work/usr/"
+        lvm_ext4 "$work/root.fs" foyer-lvm-root "$LVM_ROOT_UUID" "$work/stage" 64M
+        lvm_ext4 "$work/usr.fs" foyer-lvm-usr "$LVM_USR_UUID" "$work/usr" 192M
+        truncate -s 272M "$work/pv.img"         # 1M + 66 extents + 7M, then 16M for LUKS
+        lvm_vg vg0 "$work/pv.img" -- root:0:0:16 usr:0:16:48
+        lvm_put "$work/root.fs" "$work/pv.img" 0 16
+        lvm_put "$work/usr.fs" "$work/pv.img" 16 48
+        truncate -s +16M "$work/pv.img"
+        lvm_luks "$work/pv.img" "$LVM_LUKS_UUID"
+        truncate -s 300M "$work/1.img"
+        sfdisk -q --label gpt "$work/1.img" <<EOF
+label: gpt
+label-id: 6b0f2d4a-1c3e-4f5a-8b7c-9d0e1f2a3c00
+first-lba: 2048
+start=2048, size=$(( $(stat -c %s "$work/pv.img") / 512 )), type=CA7D7CCB-63ED-4C53-861C-1742536059CC, uuid=6b0f2d4a-1c3e-4f5a-8b7c-9d0e1f2a3c01, name=foyer-luks
+EOF
+        dd if="$work/pv.img" of="$work/1.img" bs=1M seek=1 conv=notrunc,sparse status=none
+        rm "$work/root.fs" "$work/usr.fs" "$work/pv.img"
+        ;;
+lvm-luks-lv)    # vg0/cryptroot holds LUKS2 holding the root ext4
+        stage "/dev/mapper/root / ext4 defaults 0 1"
+        truncate -s 336M "$work/luks.img"
+        mkfs.ext4 -q -F -L foyer-lvm-root -U "$LVM_ROOT_UUID" -d "$work/stage" "$work/luks.img" 320M
+        lvm_luks "$work/luks.img" "$LVM_LV_LUKS_UUID"
+        truncate -s 400M "$work/1.img"
+        lvm_vg vg0 "$work/1.img" -- cryptroot:0:0:84
+        lvm_put "$work/luks.img" "$work/1.img" 0 84
+        rm "$work/luks.img"
         ;;
 *)
         echo "mkdisk: unknown recipe '$recipe'" >&2
