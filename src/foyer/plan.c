@@ -637,6 +637,10 @@ int plan_image(Manifest *m, const BuildConfig *c, const Probe *p) {
         if (r < 0)
                 return r;
 
+        r = plan_gptauto(m, c);
+        if (r < 0)
+                return r;
+
         r = plan_crypt(m, c);
         if (r < 0)
                 return r;

@@ -26,6 +26,9 @@ int plan_key_files(Manifest *m, char ***ret);
 /* plan-lvm.c: lvm2's tools, udev rules and an lvm.conf for the initrd. */
 int plan_lvm(Manifest *m, const BuildConfig *c);
 
+/* plan-gptauto.c: what root discovery needs beyond the stock rules (systemd-growfs). */
+int plan_gptauto(Manifest *m, const BuildConfig *c);
+
 /* Helpers for the files that add one concern each (storage stacks, debugging tools). They run
  * before /etc is written, so the groups their udev rules name end up in /etc/group. */
 
