@@ -7,7 +7,10 @@
  * The image gets its own lvm.conf rather than the host's, which may name a devices file, dmeventd
  * monitoring or lvmpolld the initrd does not have. /etc/lvm/lvmlocal.conf, which lvm reads after
  * lvm.conf, points into the generator directory, where foyer-lvm-generator puts what rd.lvm=,
- * rd.lvm.vg= and rd.lvm.lv= ask for; without those parameters the link dangles and lvm ignores it. */
+ * rd.lvm.vg= and rd.lvm.lv= ask for; without those parameters the link dangles and lvm ignores it.
+ * A build host without lvm2 gets an image without LVM support, as with dracut. */
+
+#include <unistd.h>
 
 #include "log.h"
 #include "plan.h"
@@ -66,9 +69,16 @@ static const char lvm_conf[] =
 #define LVMLOCAL_TARGET "/run/systemd/generator/foyer-lvm/lvmlocal.conf"
 
 int plan_lvm(Manifest *m, const BuildConfig *c) {
+        _cleanup_free_ char *lvm = path_prefix_root(m->root, "/usr/sbin/lvm");
         int r;
 
         (void) c;
+        if (!lvm)
+                return log_oom();
+        if (access(lvm, X_OK) < 0) {
+                log_info("%s is not there (lvm2 is not installed): the image will not activate LVM.", lvm);
+                return 0;
+        }
         for (size_t i = 0; i < ELEMENTSOF(lvm_binaries); i++) {
                 r = plan_add_item(m, lvm_binaries[i].path, lvm_binaries[i].need, lvm_binaries[i].why);
                 if (r < 0)
