@@ -25,6 +25,13 @@ BTRFS_UUID=5f1a0c3e-7d4b-4e2a-9c61-0a1b2c3d4e05
 SPLIT_ROOT_UUID=5f1a0c3e-7d4b-4e2a-9c61-0a1b2c3d4e06
 SPLIT_USR_UUID=5f1a0c3e-7d4b-4e2a-9c61-0a1b2c3d4e07
 DIRTY_UUID=5f1a0c3e-7d4b-4e2a-9c61-0a1b2c3d4e08
+# gpt-auto*: an ESP (for a UKI, see mkuki.sh) and a root partition found by its type alone.
+GPTAUTO_DISK_UUID=9a7e0f3c-1b2d-4c5e-8f60-7a8b9c0d1e00
+GPTAUTO_ESP_PARTUUID=9a7e0f3c-1b2d-4c5e-8f60-7a8b9c0d1e01
+GPTAUTO_ROOT_PARTUUID=9a7e0f3c-1b2d-4c5e-8f60-7a8b9c0d1e02
+GPTAUTO_FS_UUID=9a7e0f3c-1b2d-4c5e-8f60-7a8b9c0d1e03
+GPTAUTO_LUKS_UUID=9a7e0f3c-1b2d-4c5e-8f60-7a8b9c0d1e04
+GPTAUTO_PASSPHRASE=foyer-uki-pass-3Kd8                  # test data, typed at the prompt
 SIZE=1G
 # LUKS2 test volumes (recipes luks*): the LUKS UUIDs and the ext4 inside. The passphrase and the
 # key file (test/vm/luks-test.key, which scenarios add to the image) are test data, in the clear.
@@ -309,6 +316,35 @@ lvm-luks-lv)    # vg0/cryptroot holds LUKS2 holding the root ext4
         lvm_vg vg0 "$work/1.img" -- cryptroot:0:0:84
         lvm_put "$work/luks.img" "$work/1.img" 0 84
         rm "$work/luks.img"
+        ;;
+gpt-auto|gpt-auto-luks)  # ESP + x86-64 root partition (plain ext4, or LUKS2 holding it); no fstab entry for /
+        stage
+        truncate -s 520M "$work/1.img"
+        sfdisk -q --label gpt "$work/1.img" <<EOF
+label: gpt
+label-id: $GPTAUTO_DISK_UUID
+first-lba: 2048
+start=2048, size=131072, type=C12A7328-F81F-11D2-BA4B-00A0C93EC93B, uuid=$GPTAUTO_ESP_PARTUUID, name=esp
+start=133120, size=921600, type=4F68BCE3-E8CD-4DB1-96E7-FBCAF984B709, uuid=$GPTAUTO_ROOT_PARTUUID, name=root
+EOF
+        # The ESP: FAT32 written in place with mtools, no mount. mkuki.sh adds the UKI.
+        mkfs.vfat -F 32 -s 1 -n ESP -i 9a7e0f3c --offset 2048 "$work/1.img" $((131072 / 2)) >/dev/null 2>&1
+        mmd -i "$work/1.img@@1M" ::/EFI ::/EFI/BOOT
+        if [[ $recipe == gpt-auto-luks ]]; then
+                # ext4 in LUKS2, encrypted in place (no device-mapper); cheap PBKDF for TCG.
+                truncate -s 434M "$work/root.img"
+                mkfs.ext4 -q -F -L foyer-root -U "$GPTAUTO_FS_UUID" -d "$work/stage" "$work/root.img" 418M
+                printf '%s' "$GPTAUTO_PASSPHRASE" > "$work/passphrase"
+                cryptsetup reencrypt --encrypt --type luks2 --reduce-device-size 16M --force-offline-reencrypt \
+                        --batch-mode --key-file "$work/passphrase" --uuid "$GPTAUTO_LUKS_UUID" \
+                        --pbkdf pbkdf2 --pbkdf-force-iterations 1000 "$work/root.img"
+                rm "$work/passphrase"
+        else
+                truncate -s 450M "$work/root.img"
+                mkfs.ext4 -q -F -L foyer-root -U "$GPTAUTO_FS_UUID" -d "$work/stage" "$work/root.img"
+        fi
+        dd if="$work/root.img" of="$work/1.img" bs=1M seek=65 conv=notrunc,sparse status=none
+        rm "$work/root.img"
         ;;
 *)
         echo "mkdisk: unknown recipe '$recipe'" >&2

@@ -69,6 +69,18 @@ if [[ -n $recipe ]]; then
         done
 fi
 
+# A UKI scenario (`uki signed|unsigned`, with `firmware ovmf...`): this tree's foyer puts the
+# kernel and the image into a UKI whose .cmdline is the scenario's append lines, on the ESP of a
+# copy of the first disk (mkuki.sh); the firmware boots it from there.
+uki=$(field uki)
+if [[ -n $uki ]]; then
+        [[ -n $foyer_exe && -x $foyer_exe ]] || skip "a UKI scenario needs foyer's builder"
+        [[ -n $recipe ]] || { echo "scenario $name: a uki line needs a disk with an ESP" >&2; exit 1; }
+        imgs[0]=$("$here/mkuki.sh" "$cache" "$name" "$foyer_exe" "$kernel" "$initrd" "${imgs[0]}" "$uki" \
+                  "console=ttyS0 panic=-1 printk.time=1 $(field append | tr '\n' ' ')")
+        drives[1]=${imgs[0]}
+        kind+=", in a UKI ($uki)"
+fi
 echo "scenario $name: kernel $kver, initrd: $kind, disk recipe: ${recipe:-none}"
 exec "$vm_run" --kernel "$kernel" --initrd "$initrd" "${drives[@]}" \
         --smp "${FOYER_VM_SMP:-1}" --log "$logs/$name.log" "$scenario"

@@ -9,6 +9,10 @@
  * shell runner and are ignored):
  *   append ARGS...        more kernel command line
  *   timeout SEC           overall deadline (default 600)
+ *   firmware ovmf|ovmf-secboot
+ *                         boot the disks through UEFI firmware (OVMF, pflash code + a private
+ *                         copy of the variables; ovmf-secboot: Secure Boot enforced with
+ *                         Debian's snakeoil keys enrolled) instead of -kernel/-initrd/-append
  *   fail REGEX            fail as soon as REGEX shows up on the console
  *   expect SEC REGEX      wait at most SEC seconds for REGEX (POSIX ERE, per line)
  *   send TEXT             type TEXT; C escapes work and \n types Enter
@@ -60,6 +64,7 @@ static struct {
         double timeout;
         int smp, mem;
         bool live;
+        const char *firmware;   /* NULL (direct kernel boot), "ovmf" or "ovmf-secboot" */
         struct step steps[MAX_STEPS];
         int n_steps;
         char *fails[MAX_FAILS];
@@ -398,6 +403,11 @@ static void parse_script(const char *path) {
                 if (strcmp(s, "append") == 0) {
                         add_append(rest);
                         continue;
+                } else if (strcmp(s, "firmware") == 0) {
+                        if (strcmp(rest, "ovmf") != 0 && strcmp(rest, "ovmf-secboot") != 0)
+                                die("%s:%d: firmware is ovmf or ovmf-secboot, not '%s'", path, lineno, rest);
+                        cfg.firmware = strdup(rest);
+                        continue;
                 } else if (strcmp(s, "timeout") == 0) {
                         cfg.timeout = atof(rest);
                         continue;
@@ -438,6 +448,48 @@ static void parse_script(const char *path) {
         fclose(f);
 }
 
+/* UEFI firmware: the code is read-only and shared; the variable store is a per-run copy of the
+ * template (firmware writes boot entries into it), removed when vm-run exits. */
+static char firmware_code[512], firmware_vars[512];
+
+static void remove_firmware_vars(void) {
+        if (*firmware_vars)
+                unlink(firmware_vars);
+}
+
+static void prepare_firmware(void) {
+        const char *dir = getenv("FOYER_VM_OVMF_DIR");
+        bool secboot = strcmp(cfg.firmware, "ovmf-secboot") == 0;
+        char tmpl[512], buf[65536];
+        ssize_t k;
+
+        if (!dir || !*dir)
+                dir = "/usr/share/OVMF";
+        snprintf(firmware_code, sizeof firmware_code, "%s/%s", dir,
+                 secboot ? "OVMF_CODE_4M.secboot.fd" : "OVMF_CODE_4M.fd");
+        snprintf(tmpl, sizeof tmpl, "%s/%s", dir, secboot ? "OVMF_VARS_4M.snakeoil.fd" : "OVMF_VARS_4M.fd");
+        if (access(firmware_code, R_OK) < 0)
+                die("firmware %s: %s: %m (package ovmf)", cfg.firmware, firmware_code);
+        int in = open(tmpl, O_RDONLY | O_CLOEXEC);
+        if (in < 0)
+                die("firmware %s: %s: %m (package ovmf)", cfg.firmware, tmpl);
+        snprintf(firmware_vars, sizeof firmware_vars, "%s/vm-run-vars.XXXXXX",
+                 getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+        int out = mkostemp(firmware_vars, O_CLOEXEC);
+        if (out < 0) {
+                *firmware_vars = '\0';
+                die("cannot create a copy of %s: %m", tmpl);
+        }
+        atexit(remove_firmware_vars);
+        while ((k = read(in, buf, sizeof buf)) > 0)
+                if (write(out, buf, k) != k)
+                        die("cannot copy %s to %s: %m", tmpl, firmware_vars);
+        if (k < 0)
+                die("cannot read %s: %m", tmpl);
+        close(in);
+        close(out);
+}
+
 static pid_t spawn_qemu(const char *accel, const char *initrd, const char *append,
                         const char **drives, int n_drives, int *in, int *out) {
         const char *argv[MAX_ARGS];
@@ -445,26 +497,43 @@ static pid_t spawn_qemu(const char *accel, const char *initrd, const char *appen
         static char drive_args[8][4200];
         int n = 0, pin[2], pout[2];
 
-        snprintf(machine, sizeof machine, "q35,accel=%s", accel);
+        /* Secure Boot firmware keeps its variables in SMM-protected flash. */
+        snprintf(machine, sizeof machine, "q35,accel=%s%s", accel,
+                 *firmware_vars && strcmp(cfg.firmware, "ovmf-secboot") == 0 ? ",smm=on" : "");
         snprintf(smp, sizeof smp, "%d", cfg.smp);
         snprintf(mem, sizeof mem, "%d", cfg.mem);
         snprintf(full_append, sizeof full_append, "console=ttyS0 panic=-1 printk.time=1 %s", append);
 
         argv[n++] = cfg.qemu;
         argv[n++] = "-machine"; argv[n++] = machine;
-        argv[n++] = "-cpu"; argv[n++] = strcmp(accel, "kvm") == 0 ? "host" : "max";
+        /* Under OVMF and TCG, "max" was seen to make the guest calibrate its TSC at a tenth of
+         * the real rate, after which each console write of PID 1 stalled for 30 s; the default
+         * model boots normally there. */
+        argv[n++] = "-cpu"; argv[n++] = strcmp(accel, "kvm") == 0 ? "host" : *firmware_vars ? "qemu64" : "max";
         argv[n++] = "-smp"; argv[n++] = smp;
         argv[n++] = "-m"; argv[n++] = mem;
         argv[n++] = "-nodefaults"; argv[n++] = "-no-user-config";
         argv[n++] = "-display"; argv[n++] = "none";
         argv[n++] = "-serial"; argv[n++] = "stdio";
         argv[n++] = "-no-reboot";
-        argv[n++] = "-kernel"; argv[n++] = cfg.kernel;
-        if (initrd) {
-                argv[n++] = "-initrd";
-                argv[n++] = initrd;
+        static char pflash_code[600], pflash_vars[600];
+        if (*firmware_vars) {
+                snprintf(pflash_code, sizeof pflash_code, "if=pflash,format=raw,unit=0,readonly=on,file=%s",
+                         firmware_code);
+                snprintf(pflash_vars, sizeof pflash_vars, "if=pflash,format=raw,unit=1,file=%s", firmware_vars);
+                if (strcmp(cfg.firmware, "ovmf-secboot") == 0) {
+                        argv[n++] = "-global"; argv[n++] = "driver=cfi.pflash01,property=secure,value=on";
+                }
+                argv[n++] = "-drive"; argv[n++] = pflash_code;
+                argv[n++] = "-drive"; argv[n++] = pflash_vars;
+        } else {
+                argv[n++] = "-kernel"; argv[n++] = cfg.kernel;
+                if (initrd) {
+                        argv[n++] = "-initrd";
+                        argv[n++] = initrd;
+                }
+                argv[n++] = "-append"; argv[n++] = full_append;
         }
-        argv[n++] = "-append"; argv[n++] = full_append;
         for (int i = 0; i < n_drives; i++) {
                 /* snapshot=on: the cached disk images are never written to. */
                 snprintf(drive_args[i], sizeof drive_args[i],
@@ -569,6 +638,7 @@ static const char *probe_accel(void) {
 }
 
 static void on_signal(int sig) {
+        remove_firmware_vars();
         if (qemu_pid > 0) {
                 kill(-qemu_pid, SIGKILL);
                 kill(qemu_pid, SIGKILL);
@@ -650,6 +720,8 @@ int main(int argc, char **argv) {
         text = xrealloc(NULL, text_cap = 1 << 16);
         text[0] = '\0';
         t_start = now();
+        if (cfg.firmware)
+                prepare_firmware();     /* after the KVM probe, which boots the kernel directly */
         qemu_pid = spawn_qemu(accel, cfg.initrd, cfg.append, cfg.drives, cfg.n_drives, &qemu_in, &qemu_out);
 
         for (int i = 0; i < cfg.n_steps; i++) {

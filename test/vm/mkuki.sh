@@ -1,0 +1,56 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# mkuki.sh CACHEDIR NAME FOYER_EXE KERNEL INITRD DISK MODE CMDLINE
+#
+# For a UKI scenario (a `uki` line): builds a UKI with this tree's foyer from KERNEL and INITRD
+# (the image run-scenario.sh built) with CMDLINE as its .cmdline, signed with Debian's snakeoil
+# Secure Boot test key (package ovmf) when MODE is "signed", and puts it as \EFI\BOOT\BOOTX64.EFI
+# into the ESP of a copy of DISK (the first disk of a gpt-auto* recipe). Prints the copy's path.
+# The UKI takes a second to build, so it is made on every run; the copy is sparse.
+set -euo pipefail
+
+cachedir=${1:?usage: mkuki.sh CACHEDIR NAME FOYER_EXE KERNEL INITRD DISK MODE CMDLINE}
+name=${2:?}
+foyer=${3:?}
+kernel=${4:?}
+initrd=${5:?}
+disk=${6:?}
+mode=${7:?}
+cmdline=${8:?}
+keydir=${FOYER_VM_SNAKEOIL_DIR:-/usr/share/ovmf}
+out=$cachedir/uki-$name
+
+exec 3>&1 1>&2
+mkdir -p "$out"
+exec 9>"$out/lock"
+flock 9
+rm -f "$out"/*
+
+sign=()
+case $mode in
+unsigned) ;;
+signed)
+        # The key is encrypted with the password "snakeoil" (the package's README); sbsign cannot
+        # be given a password, so it gets a decrypted copy.
+        openssl pkey -in "$keydir/PkKek-1-snakeoil.key" -passin pass:snakeoil -out "$out/db.key"
+        sign=(--sign-key "$out/db.key" --sign-cert "$keydir/PkKek-1-snakeoil.pem")
+        ;;
+*)
+        echo "mkuki: uki is 'signed' or 'unsigned', not '$mode'" >&2
+        exit 2
+        ;;
+esac
+
+"$foyer" uki -o "$out/BOOTX64.EFI" --kernel "$kernel" --initrd "$initrd" --cmdline "$cmdline" "${sign[@]}"
+rm -f "$out/db.key"
+"$foyer" ls "$out/BOOTX64.EFI" > "$out/ls.txt"
+sed -n '/^\.initrd:/q;p' "$out/ls.txt"
+
+# The ESP is the partition of type C12A7328-...; mtools writes into it at its byte offset.
+start=$(sfdisk -d "$disk" | awk '/type=C12A7328-F81F-11D2-BA4B-00A0C93EC93B/ { sub(/,/, "", $4); print $4 }')
+[[ $start =~ ^[0-9]+$ ]] || { echo "mkuki: $disk has no ESP" >&2; exit 1; }
+cp --sparse=always "$disk" "$out/disk.img.tmp"
+mcopy -o -i "$out/disk.img.tmp@@$((start * 512))" "$out/BOOTX64.EFI" ::/EFI/BOOT/BOOTX64.EFI
+mv "$out/disk.img.tmp" "$out/disk.img"
+echo "$out/disk.img" >&3
