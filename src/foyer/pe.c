@@ -205,13 +205,14 @@ int pe_append_sections(const PeImage *stub, const PeAddSection *add, size_t n_ad
         va = ALIGN_TO(va_end, (uint64_t) va_align);
         off = ALIGN_TO(raw_end, (uint64_t) stub->file_alignment);
         init_data = get32(stub->data + opt + OPT_SIZE_OF_INIT_DATA);
-        uint64_t vas[PE_SECTION_MAX], offs[PE_SECTION_MAX];
+        uint64_t vas[PE_SECTION_MAX], offs[PE_SECTION_MAX], image_end = va_end;
         for (size_t i = 0; i < n_add; i++) {
                 uint64_t raw = ALIGN_TO((uint64_t) add[i].size, (uint64_t) stub->file_alignment);
 
                 vas[i] = va;
                 offs[i] = off;
-                va = ALIGN_TO(va + add[i].size, (uint64_t) va_align);
+                image_end = va + add[i].size;
+                va = ALIGN_TO(image_end, (uint64_t) va_align);
                 off += raw;
                 init_data += raw;
         }
@@ -248,7 +249,7 @@ int pe_append_sections(const PeImage *stub, const PeAddSection *add, size_t n_ad
                 memset(out + dirs + DIR_SECURITY * 8, 0, 8);
 
         put32(out + opt + OPT_SIZE_OF_INIT_DATA, init_data);
-        put32(out + opt + OPT_SIZE_OF_IMAGE, ALIGN_TO(va, (uint64_t) stub->section_alignment));
+        put32(out + opt + OPT_SIZE_OF_IMAGE, ALIGN_TO(image_end, (uint64_t) stub->section_alignment));
         put32(out + opt + OPT_SIZE_OF_HEADERS, headers);
         put32(out + opt + OPT_CHECKSUM, pe_checksum(out, off, opt + OPT_CHECKSUM));
 

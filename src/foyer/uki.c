@@ -446,7 +446,7 @@ int verb_uki(int argc, char *argv[]) {
         if (r >= 0 && optind < argc)
                 r = log_error_errno(SYNTHETIC_ERRNO(EINVAL), "uki takes no positional arguments (got \"%s\").",
                                     argv[optind]);
-        if (r >= 0 && !u.output)
+        if (r >= 0 && isempty(u.output))
                 r = log_error_errno(SYNTHETIC_ERRNO(EINVAL), "uki needs --output (-o).");
         if (r >= 0 && !u.sign_key != !u.sign_cert)
                 r = log_error_errno(SYNTHETIC_ERRNO(EINVAL), "--sign-key and --sign-cert go together.");

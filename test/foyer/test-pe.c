@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* The PE reader and section appender: on a synthetic stub laid out like systemd's ≥ 254 stubs
+ * (ImageBase 0x14df90000, 4 KiB sections, 0x200 file alignment), and on the real stub named by
+ * $FOYER_TEST_STUB when set (the 252 one: ImageBase 0, 0x200 alignment). Each result is parsed
+ * back and checked for layout, header fields, checksum and determinism. test-uki.sh checks the
+ * same files with objdump. */
+
+#include <errno.h>
+
+#include "pe.h"
+#include "tests.h"
+#include "util.h"
+
+static void put16(uint8_t *p, uint16_t v) { p[0] = v; p[1] = v >> 8; }
+static void put32(uint8_t *p, uint32_t v) { put16(p, v); put16(p + 2, v >> 16); }
+static uint32_t get32(const uint8_t *p) { return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t) p[3] << 24; }
+
+#define SYN_SIZE 0x800
+
+/* MZ, PE32+ with 16 data directories, .text at 0x1000 (file 0x400), .reloc at 0x2000 (0x600). */
+static uint8_t *synthetic_stub(void) {
+        uint8_t *d = calloc(1, SYN_SIZE);
+        uint32_t pe = 0x80, opt = pe + 24, sec = opt + 240;
+
+        ASSERT_TRUE(d);
+        d[0] = 'M', d[1] = 'Z';
+        put32(d + 0x3c, pe);
+        memcpy(d + pe, "PE\0\0", 4);
+        put16(d + pe + 4, PE_MACHINE_X86_64);
+        put16(d + pe + 6, 2);
+        put16(d + pe + 20, 240);
+        put16(d + opt, 0x20b);
+        put32(d + opt + 8, 0x200);                      /* SizeOfInitializedData */
+        put32(d + opt + 24, 0x4df90000);                /* ImageBase 0x14df90000 */
+        put32(d + opt + 28, 0x1);
+        put32(d + opt + 32, 0x1000);
+        put32(d + opt + 36, 0x200);
+        put32(d + opt + 56, 0x3000);                    /* SizeOfImage */
+        put32(d + opt + 60, 0x400);                     /* SizeOfHeaders */
+        put16(d + opt + 68, PE_SUBSYSTEM_EFI_APPLICATION);
+        put32(d + opt + 108, 16);
+        put32(d + opt + 112 + 4 * 8, 0x700);            /* a "signature" that must be dropped */
+        put32(d + opt + 112 + 4 * 8 + 4, 0x100);
+        memcpy(d + sec, ".text", 5);
+        put32(d + sec + 8, 0x1f0);
+        put32(d + sec + 12, 0x1000);
+        put32(d + sec + 16, 0x200);
+        put32(d + sec + 20, 0x400);
+        memcpy(d + sec + 40, ".reloc", 6);
+        put32(d + sec + 40 + 8, 0x0c);
+        put32(d + sec + 40 + 12, 0x2000);
+        put32(d + sec + 40 + 16, 0x200);
+        put32(d + sec + 40 + 20, 0x600);
+        memset(d + 0x400, 0xcc, 0x1f0);
+        return d;
+}
+
+static void check_appended(const uint8_t *stub_data, size_t stub_size) {
+        static const char osrel[] = "ID=test\n", cmdline[] = "root=/dev/vda rw";
+        _cleanup_free_ uint8_t *out = NULL, *out2 = NULL, *big = malloc(0x12345);
+        const PeAddSection add[] = {
+                { ".osrel", osrel, strlen(osrel) },
+                { ".cmdline", cmdline, strlen(cmdline) },
+                { ".linux", big, 0x12345 },
+                { ".initrd", big, 0x201 },
+        };
+        size_t size, size2, n;
+        PeImage stub, pe;
+        const char *why = NULL;
+        uint64_t end;
+
+        ASSERT_TRUE(big);
+        for (size_t i = 0; i < 0x12345; i++)
+                big[i] = (uint8_t) (i * 7);
+        ASSERT_OK(pe_parse(stub_data, stub_size, &stub, &why));
+        ASSERT_OK(pe_append_sections(&stub, add, ELEMENTSOF(add), &out, &size, &why));
+        ASSERT_OK(pe_parse(out, size, &pe, &why));
+
+        ASSERT_EQ(pe.n_sections, stub.n_sections + ELEMENTSOF(add));
+        ASSERT_EQ(pe.image_base, stub.image_base);
+        ASSERT_EQ(pe.section_alignment, stub.section_alignment);
+        ASSERT_EQ(pe.subsystem, stub.subsystem);
+        /* The stub's own sections and bytes are untouched. */
+        for (unsigned i = 0; i < stub.n_sections; i++) {
+                ASSERT_STREQ(pe.sections[i].name, stub.sections[i].name);
+                ASSERT_EQ(pe.sections[i].virtual_address, stub.sections[i].virtual_address);
+                ASSERT_EQ(pe.sections[i].raw_offset, stub.sections[i].raw_offset);
+                ASSERT_TRUE(memcmp(out + stub.sections[i].raw_offset, stub_data + stub.sections[i].raw_offset,
+                                   stub.sections[i].raw_size) == 0);
+        }
+
+        end = stub.size_of_image;
+        for (unsigned i = 0; i < stub.n_sections; i++)
+                end = MAX(end, (uint64_t) stub.sections[i].virtual_address + stub.sections[i].virtual_size);
+        for (size_t i = 0; i < ELEMENTSOF(add); i++) {
+                const PeSection *s = &pe.sections[stub.n_sections + i];
+                const uint8_t *data = pe_section_data(&pe, s, &n);
+
+                ASSERT_STREQ(s->name, add[i].name);
+                ASSERT_TRUE(s == pe_find_section(&pe, add[i].name));
+                /* after everything before it, page- and SectionAlignment-aligned, file-aligned */
+                ASSERT_TRUE(s->virtual_address >= end);
+                ASSERT_EQ(s->virtual_address % 4096, 0u);
+                ASSERT_EQ(s->virtual_address % pe.section_alignment, 0u);
+                ASSERT_EQ(s->raw_offset % pe.file_alignment, 0u);
+                ASSERT_EQ(s->raw_size % pe.file_alignment, 0u);
+                ASSERT_EQ(s->virtual_size, (uint32_t) add[i].size);
+                ASSERT_EQ(s->characteristics, 0x40000040u);
+                ASSERT_TRUE(data);
+                ASSERT_EQ(n, add[i].size);
+                ASSERT_TRUE(memcmp(data, add[i].data, n) == 0);
+                end = (uint64_t) s->virtual_address + s->virtual_size;
+        }
+        /* SizeOfImage covers the last section, rounded to SectionAlignment; the file ends with it. */
+        ASSERT_EQ(pe.size_of_image, ALIGN_TO(end, (uint64_t) pe.section_alignment));
+        ASSERT_EQ(size, (size_t) pe.sections[pe.n_sections - 1].raw_offset + pe.sections[pe.n_sections - 1].raw_size);
+
+        uint32_t opt = pe.pe_offset + 24;
+        ASSERT_EQ(get32(out + opt + 64), pe_checksum(out, size, opt + 64));
+        ASSERT_EQ(get32(out + opt + 112 + 4 * 8), 0u);                 /* no stale signature */
+        ASSERT_EQ(get32(out + opt + 112 + 4 * 8 + 4), 0u);
+        uint64_t init = get32(stub_data + opt + 8);
+        for (size_t i = 0; i < ELEMENTSOF(add); i++)
+                init += pe.sections[stub.n_sections + i].raw_size;
+        ASSERT_EQ(get32(out + opt + 8), init);
+
+        /* Deterministic: the same inputs give the same bytes. */
+        ASSERT_OK(pe_append_sections(&stub, add, ELEMENTSOF(add), &out2, &size2, &why));
+        ASSERT_EQ(size2, size);
+        ASSERT_TRUE(memcmp(out, out2, size) == 0);
+}
+
+TEST(synthetic_stub) {
+        _cleanup_free_ uint8_t *d = synthetic_stub();
+        PeImage pe;
+
+        ASSERT_OK(pe_parse(d, SYN_SIZE, &pe, NULL));
+        ASSERT_EQ(pe.image_base, UINT64_C(0x14df90000));
+        ASSERT_EQ(pe.n_sections, 2);
+        ASSERT_STREQ(pe.sections[1].name, ".reloc");
+        check_appended(d, SYN_SIZE);
+}
+
+TEST(real_stub) {
+        const char *path = getenv("FOYER_TEST_STUB");
+        _cleanup_free_ char *data = NULL;
+        size_t size;
+        PeImage pe;
+
+        if (!path || !*path) {
+                printf("FOYER_TEST_STUB not set, real stub not checked\n");
+                return;
+        }
+        ASSERT_OK(read_full_file(path, &data, &size));
+        ASSERT_OK(pe_parse((uint8_t *) data, size, &pe, NULL));
+        ASSERT_EQ(pe.subsystem, PE_SUBSYSTEM_EFI_APPLICATION);
+        ASSERT_TRUE(pe_find_section(&pe, ".sdmagic"));
+        /* The stub's own checksum (written by its linker) agrees with ours, if it has one. */
+        uint32_t stored = get32((uint8_t *) data + pe.pe_offset + 24 + 64);
+        if (stored != 0)
+                ASSERT_EQ(stored, pe_checksum((uint8_t *) data, size, pe.pe_offset + 24 + 64));
+        check_appended((uint8_t *) data, size);
+}
+
+TEST(bad_input) {
+        _cleanup_free_ uint8_t *d = synthetic_stub();
+        static const uint8_t text[] = "NAME=\"not a PE file\"\n";
+        _cleanup_free_ uint8_t *out = NULL;
+        const PeAddSection dup = { ".text", "x", 1 }, long_name = { ".toolongname", "x", 1 };
+        const char *why = NULL;
+        size_t size;
+        PeImage pe;
+
+        ASSERT_EQ(pe_parse(text, sizeof text, &pe, &why), -EBADMSG);
+        ASSERT_STREQ(why, "no MZ header");
+        ASSERT_EQ(pe_parse(d, 0x100, &pe, &why), -EBADMSG);     /* cut inside the headers */
+        ASSERT_TRUE(why != NULL);
+        ASSERT_EQ(pe_parse(d, 0x500, &pe, &why), -EBADMSG);     /* cut inside a section */
+        ASSERT_STREQ(why, "a section's data extends past the end of the file");
+
+        memcpy(d + 0x80, "PX", 2);                              /* an MZ file, not PE */
+        ASSERT_EQ(pe_parse(d, SYN_SIZE, &pe, &why), -EBADMSG);
+        memcpy(d + 0x80, "PE", 2);
+        put32(d + 0x80 + 24 + 32, 0x1001);                      /* alignment not a power of two */
+        ASSERT_EQ(pe_parse(d, SYN_SIZE, &pe, &why), -EBADMSG);
+        put32(d + 0x80 + 24 + 32, 0x1000);
+
+        ASSERT_OK(pe_parse(d, SYN_SIZE, &pe, NULL));
+        ASSERT_EQ(pe_append_sections(&pe, &dup, 1, &out, &size, &why), -EEXIST);
+        ASSERT_EQ(pe_append_sections(&pe, &long_name, 1, &out, &size, &why), -E2BIG);
+        /* No room for headers: data right after the section table. */
+        put32(d + 0x80 + 24 + 240 + 20, 0x200);
+        put32(d + 0x80 + 24 + 60, 0x200);
+        ASSERT_OK(pe_parse(d, SYN_SIZE, &pe, NULL));
+        ASSERT_EQ(pe_append_sections(&pe, &long_name + 0, 0, &out, &size, &why), 0);
+        free(out);
+        out = NULL;
+        const PeAddSection six[] = { { ".a", "x", 1 }, { ".b", "x", 1 }, { ".c", "x", 1 },
+                                     { ".d", "x", 1 }, { ".e", "x", 1 }, { ".f", "x", 1 } };
+        ASSERT_EQ(pe_append_sections(&pe, six, ELEMENTSOF(six), &out, &size, &why), -E2BIG);
+        ASSERT_STREQ(why, "no room in the header area for the new section headers");
+}
+
+TEST_MAIN()

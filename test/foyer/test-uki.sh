@@ -1,0 +1,143 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# foyer uki from the outside: the UKI's sections as objdump sees them (names, aligned
+# non-overlapping addresses after the stub's, SizeOfImage), the bytes of each section, two runs
+# byte-identical, foyer ls on the UKI, signing (sbverify), an image built by foyer uki itself, and
+# one clear error for each bad input, with nothing left at the output path.
+# Usage: test-uki.sh FOYER GENERATOR-DIR UNIT-DIR STUB
+#   STUB: a systemd stub; "later" fetches 254's from bookworm-backports (skips if unreachable)
+set -eu
+foyer=$1
+export FOYER_GENERATOR_DIR=$2 FOYER_UNIT_DIR=$3
+stub=$4
+export FOYER_CONFIG_ROOT=/nonexistent SOURCE_DATE_EPOCH=1700000000
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
+here=$(dirname "$(realpath "$0")")
+
+tmp=$(mktemp -d /tmp/test-uki.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+command -v objdump >/dev/null || { echo "objdump missing (package binutils); skipping"; exit 77; }
+if [[ $stub == later ]]; then
+        rc=0
+        stub=$("$here/fetch-stub.sh" "${FOYER_TEST_STUB_CACHE:-/var/tmp/foyer-test-stubs}") || rc=$?
+        [[ $rc == 0 ]] || exit $rc
+fi
+[[ -r $stub ]] || { echo "no stub $stub (package systemd-boot-efi); skipping"; exit 77; }
+kernel=$(ls /boot/vmlinuz-* 2>/dev/null | sort -V | tail -n1)
+[[ -r $kernel ]] || { echo "no kernel in /boot (package linux-image-amd64); skipping"; exit 77; }
+kver=${kernel#/boot/vmlinuz-}
+
+# A small initrd and the text sections.
+mkdir "$tmp/src" && echo hello > "$tmp/src/hello"
+(cd "$tmp/src" && echo hello | cpio -o -H newc --quiet > "$tmp/initrd.cpio")
+printf 'ID=foyertest\nNAME="foyer test"\n' > "$tmp/os-release"
+printf 'root=PARTUUID=00000000-0000-0000-0000-000000000001 rw quiet\n' > "$tmp/cmdline"
+
+echo "== foyer uki with $stub"
+"$foyer" uki -o "$tmp/a.efi" --stub "$stub" --kernel "$kernel" --initrd "$tmp/initrd.cpio" \
+        --cmdline @"$tmp/cmdline" --os-release "$tmp/os-release"
+ls -A "$tmp" | grep -q '^\.#' && fail "temporary file left behind"
+
+echo "== objdump -h"
+objdump -h "$tmp/a.efi" > "$tmp/h" || fail "objdump cannot read the UKI"
+objdump -p "$tmp/a.efi" > "$tmp/p"
+objdump -h "$stub" > "$tmp/stub.h"
+hex() { printf '%d' "0x$1"; }
+base=$(hex "$(awk '$1 == "ImageBase" { print $2 }' "$tmp/p")")
+salign=$(hex "$(awk '$1 == "SectionAlignment" { print $2 }' "$tmp/p")")
+falign=$(hex "$(awk '$1 == "FileAlignment" { print $2 }' "$tmp/p")")
+image_size=$(hex "$(awk '$1 == "SizeOfImage" { print $2 }' "$tmp/p")")
+[[ $base == $(hex "$(objdump -p "$stub" | awk '$1 == "ImageBase" { print $2 }')") ]] || fail "ImageBase changed"
+stub_end=0
+while read -r idx name size vma rest; do
+        [[ $idx =~ ^[0-9]+$ ]] || continue
+        e=$(( $(hex "$vma") + $(hex "$size") )); (( e > stub_end )) && stub_end=$e
+done < "$tmp/stub.h"
+# The stub's sections come first and unchanged.
+diff <(awk '$1 ~ /^[0-9]+$/ && $2 !~ /^\.(osrel|cmdline|uname|linux|initrd|splash)$/' "$tmp/h") \
+     <(awk '$1 ~ /^[0-9]+$/' "$tmp/stub.h") || fail "the stub's sections changed"
+prev_end=$stub_end names=
+while read -r idx name size vma lma off algn; do
+        [[ $idx =~ ^[0-9]+$ ]] || continue
+        case $name in .osrel|.cmdline|.uname|.linux|.initrd) ;; *) continue ;; esac
+        names+="$name "
+        v=$(hex "$vma") s=$(hex "$size") o=$(hex "$off")
+        (( v >= prev_end )) || fail "$name at $vma overlaps what comes before it (ends $(printf %x $prev_end))"
+        (( (v - base) % 4096 == 0 && (v - base) % salign == 0 )) || fail "$name at $vma is not aligned"
+        (( o % falign == 0 )) || fail "$name at file offset $off is not FileAlignment-aligned"
+        prev_end=$(( v + s ))
+        # The bytes at the file offset are the input's.
+        case $name in
+        .osrel) want=$tmp/os-release ;;
+        .linux) want=$kernel ;;
+        .initrd) want=$tmp/initrd.cpio ;;
+        .cmdline) printf '%s' "$(cat "$tmp/cmdline")" > "$tmp/want"; want=$tmp/want ;;
+        .uname) printf '%s' "$kver" > "$tmp/want"; want=$tmp/want ;;
+        esac
+        (( s == $(stat -c %s "$want") )) || fail "$name: size $s, input $(stat -c %s "$want")"
+        cmp -s <(tail -c +$((o + 1)) "$tmp/a.efi" | head -c "$s") "$want" || fail "$name: bytes differ from the input"
+done < "$tmp/h"
+[[ $names == ".osrel .cmdline .uname .linux .initrd " ]] || fail "sections: $names"
+want_size=$(( (prev_end - base + salign - 1) / salign * salign ))
+(( image_size == want_size )) || fail "SizeOfImage $image_size, want $want_size"
+grep -q "EFI application" "$tmp/p" || fail "not an EFI application any more"
+
+echo "== deterministic"
+"$foyer" uki -o "$tmp/b.efi" --stub "$stub" --kernel "$kernel" --initrd "$tmp/initrd.cpio" \
+        --cmdline @"$tmp/cmdline" --os-release "$tmp/os-release"
+cmp "$tmp/a.efi" "$tmp/b.efi" || fail "two runs differ"
+
+echo "== foyer ls"
+"$foyer" ls "$tmp/a.efi" > "$tmp/ls"
+grep -q '^  \.uname .*"'"$kver"'"$' "$tmp/ls" || fail "ls: no .uname"
+grep -q '^\.initrd:$' "$tmp/ls" || fail "ls: no .initrd listing"
+grep -q ' hello$' "$tmp/ls" || fail "ls: the initrd's file is not listed"
+
+echo "== signed"
+key=/usr/share/ovmf/PkKek-1-snakeoil.key cert=/usr/share/ovmf/PkKek-1-snakeoil.pem
+if command -v sbsign >/dev/null && command -v sbverify >/dev/null && [[ -r $key ]]; then
+        openssl pkey -in "$key" -passin pass:snakeoil -out "$tmp/db.key"
+        "$foyer" uki -o "$tmp/s.efi" --stub "$stub" --kernel "$kernel" --initrd "$tmp/initrd.cpio" \
+                --os-release "$tmp/os-release" --sign-key "$tmp/db.key" --sign-cert "$cert"
+        sbverify --cert "$cert" "$tmp/s.efi" || fail "signature does not verify"
+        sbverify --cert "$cert" "$tmp/a.efi" >/dev/null 2>&1 && fail "unsigned UKI verifies"
+        ls -A "$tmp" | grep -q '^\.#' && fail "temporary file left behind after signing"
+else
+        echo "sbsigntool or the ovmf snakeoil key missing: signing not checked"
+fi
+
+echo "== the image built by foyer uki"
+if compgen -G "$FOYER_GENERATOR_DIR/foyer-*" >/dev/null && [[ -d /usr/lib/modules/$kver ]]; then
+        "$foyer" uki -o "$tmp/c.efi" --stub "$stub" --kver "$kver" --compress none --cmdline "rw"
+        "$foyer" ls "$tmp/c.efi" > "$tmp/ls"
+        grep -q ' usr/lib/systemd/systemd$' "$tmp/ls" || fail "the built image has no systemd"
+        grep -q '^  \.linux ' "$tmp/ls" || fail "no .linux"
+fi
+
+echo "== bad input"
+expect_error() {        # PATTERN OUT ARGS...: exit non-zero, PATTERN on stderr, nothing at OUT
+        local pattern=$1 out=$2
+        shift 2
+        if "$foyer" uki -o "$out" "$@" 2> "$tmp/err"; then fail "succeeded: $*"; fi
+        grep -q -- "$pattern" "$tmp/err" || { cat "$tmp/err"; fail "no \"$pattern\" for: $*"; }
+        [[ ! -e $out ]] || fail "$out exists after a failure"
+        ! ls -A "$(dirname "$out")" 2>/dev/null | grep -q '^\.#' || fail "temporary file left behind"
+}
+common=(--kernel "$kernel" --initrd "$tmp/initrd.cpio" --os-release "$tmp/os-release")
+expect_error "Stub $tmp/os-release is not a PE image" "$tmp/x.efi" --stub "$tmp/os-release" "${common[@]}"
+expect_error "Stub $tmp/a.efi already holds a .linux section" "$tmp/x.efi" --stub "$tmp/a.efi" "${common[@]}"
+expect_error "Kernel $tmp/initrd.cpio is not an EFI image" "$tmp/x.efi" --stub "$stub" --kernel "$tmp/initrd.cpio" \
+        --initrd "$tmp/initrd.cpio" --os-release "$tmp/os-release"
+expect_error "/nonexistent-dir" /nonexistent-dir/x.efi --stub "$stub" "${common[@]}"
+mkdir "$tmp/ro" && chattr +i "$tmp/ro" 2>/dev/null && {
+        expect_error "Cannot write the image into $tmp/ro" "$tmp/ro/x.efi" --stub "$stub" "${common[@]}"
+        chattr -i "$tmp/ro"
+}
+expect_error "Failed to read initrd $tmp/none" "$tmp/x.efi" --stub "$stub" --kernel "$kernel" --initrd "$tmp/none" \
+        --os-release "$tmp/os-release"
+expect_error "Splash $tmp/os-release is not a BMP" "$tmp/x.efi" --stub "$stub" "${common[@]}" --splash "$tmp/os-release"
+expect_error "go together" "$tmp/x.efi" --stub "$stub" "${common[@]}" --sign-key "$tmp/os-release"
+expect_error "needs --output" "" --stub "$stub" "${common[@]}"
+echo "ok"
