@@ -45,8 +45,9 @@ int explain_failed_unit(FILE *f, const char *unit, FailureKind kind, const char 
         switch (kind) {
         case FAILURE_FSCK:
                 fprintf(f, "The file system check failed: %s%s\n", unit, suffix);
-                fprintf(f, "  The file system has errors fsck did not repair on its own: run fsck on it\n"
-                           "  from this shell, then leave the shell to retry the boot.\n");
+                fprintf(f, "  The file system has errors fsck did not repair on its own: run fsck %s\n"
+                           "  from this shell, then leave the shell to retry the boot.\n",
+                        !isempty(what) ? what : "on it");
                 break;
         case FAILURE_UNLOCK:
                 fprintf(f, "Unlocking an encrypted volume failed: %s%s\n", unit, suffix);

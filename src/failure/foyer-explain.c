@@ -102,6 +102,23 @@ static int explain_missing_devices(unsigned *count) {
         return 0;
 }
 
+/* The device a systemd-fsck unit checks, from its description: systemd-fsck@.service and the
+ * generators' systemd-fsck-root.service both say "File System Check on <device>". */
+static int fsck_unit_device(const char *unit, char **ret) {
+        _cleanup_free_ char *description = NULL;
+        const char *device;
+        int r;
+
+        r = unit_get_property(unit, "Description", &description);
+        if (r < 0)
+                return r;
+        device = startswith(description, "File System Check on ");
+        if (!device || !is_device_path(device))
+                return -ENODATA;
+        *ret = strdup(device);
+        return *ret ? 0 : -ENOMEM;
+}
+
 static int explain_failed_units(unsigned *count) {
         _cleanup_strv_free_ char **units = NULL;
         int r;
@@ -121,6 +138,8 @@ static int explain_failed_units(unsigned *count) {
                 (void) unit_get_property(*u, "Result", &result);
                 if (kind == FAILURE_MOUNT)
                         (void) unit_get_property(*u, "What", &what);
+                else if (kind == FAILURE_FSCK)
+                        (void) fsck_unit_device(*u, &what);
                 r = explain_failed_unit(stdout, *u, kind, result, what);
                 if (r < 0)
                         return log_error_errno(r, "Failed to write the message: %m");

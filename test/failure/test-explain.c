@@ -221,7 +221,8 @@ TEST(explain_missing_device_none) {
 }
 
 static void write_failed_units(FILE *f) {
-        ASSERT_OK(explain_failed_unit(f, "systemd-fsck-root.service", FAILURE_FSCK, "exit-code", NULL));
+        ASSERT_OK(explain_failed_unit(f, "systemd-fsck-root.service", FAILURE_FSCK, "exit-code", "/dev/vda"));
+        ASSERT_OK(explain_failed_unit(f, "systemd-fsck@dev-vdb.service", FAILURE_FSCK, "exit-code", NULL));
         ASSERT_OK(explain_failed_unit(f, "systemd-cryptsetup@root.service", FAILURE_UNLOCK, NULL, NULL));
         ASSERT_OK(explain_failed_unit(f, "sysroot.mount", FAILURE_MOUNT, "exit-code", "/dev/vda"));
         ASSERT_OK(explain_failed_unit(f, "initrd-parse-etc.service", FAILURE_OTHER, "", ""));
@@ -231,10 +232,14 @@ TEST(explain_failed_unit) {
         _cleanup_free_ char *text = memstream_text(write_failed_units);
 
         ASSERT_STREQ(text,
-                     "The file system check failed: systemd-fsck-root.service (result: exit-code)\n"
-                     "  The file system has errors fsck did not repair on its own: run fsck on it\n"
+                     "The file system check failed: systemd-fsck-root.service (/dev/vda, result: exit-code)\n"
+                     "  The file system has errors fsck did not repair on its own: run fsck /dev/vda\n"
                      "  from this shell, then leave the shell to retry the boot.\n"
                      "  Details: journalctl -b -u systemd-fsck-root.service; systemctl status systemd-fsck-root.service\n"
+                     "The file system check failed: systemd-fsck@dev-vdb.service (result: exit-code)\n"
+                     "  The file system has errors fsck did not repair on its own: run fsck on it\n"
+                     "  from this shell, then leave the shell to retry the boot.\n"
+                     "  Details: journalctl -b -u systemd-fsck@dev-vdb.service; systemctl status systemd-fsck@dev-vdb.service\n"
                      "Unlocking an encrypted volume failed: systemd-cryptsetup@root.service\n"
                      "  A wrong passphrase, a missing key file or a missing cipher module.\n"
                      "  Retry with: systemctl restart systemd-cryptsetup@root.service\n"

@@ -25,6 +25,7 @@ BTRFS_UUID=5f1a0c3e-7d4b-4e2a-9c61-0a1b2c3d4e05
 SPLIT_ROOT_UUID=5f1a0c3e-7d4b-4e2a-9c61-0a1b2c3d4e06
 SPLIT_USR_UUID=5f1a0c3e-7d4b-4e2a-9c61-0a1b2c3d4e07
 DIRTY_UUID=5f1a0c3e-7d4b-4e2a-9c61-0a1b2c3d4e08
+BROKEN_UUID=5f1a0c3e-7d4b-4e2a-9c61-0a1b2c3d4e20
 # gpt-auto*: an ESP (for a UKI, see mkuki.sh) and a root partition found by its type alone.
 GPTAUTO_DISK_UUID=9a7e0f3c-1b2d-4c5e-8f60-7a8b9c0d1e00
 GPTAUTO_ESP_PARTUUID=9a7e0f3c-1b2d-4c5e-8f60-7a8b9c0d1e01
@@ -252,6 +253,12 @@ usr-cmdline|usr-fstab)  # / and /usr on two disks
 ext4-dirty)     # marked as not cleanly unmounted: fsck must check it
         stage "UUID=$DIRTY_UUID / ext4 defaults 0 1"
         mkext4 "$work/1.img" foyer-root "$DIRTY_UUID" "$work/stage"
+        debugfs -w -R "ssv state 0" "$work/1.img" 2>/dev/null
+        ;;
+ext4-broken)    # beyond what fsck -a may repair: root inode cleared, marked not clean (no tree needed)
+        truncate -s 64M "$work/1.img"
+        mkfs.ext4 -q -F -L foyer-broken -U "$BROKEN_UUID" "$work/1.img"
+        debugfs -w -R "clri <2>" "$work/1.img" 2>/dev/null
         debugfs -w -R "ssv state 0" "$work/1.img" 2>/dev/null
         ;;
 luks)           # ext4 in LUKS2 on the whole disk, passphrase, argon2id (default KDF, small cost)
