@@ -94,7 +94,7 @@ static int write_lvmlocal(const char *dest) {
         FILE *f;
         int r;
 
-        r = generator_open_unit_file(dest, NULL, LVMLOCAL_CONF, &u);
+        r = generator_open_unit_file(dest, "/proc/cmdline", LVMLOCAL_CONF, &u);
         if (r < 0)
                 return r;
         f = unit_file_stream(u);
@@ -124,7 +124,7 @@ static int write_lvmlocal(const char *dest) {
                 }
                 fputs(" ]\n}\n", f);
         }
-        return generator_commit_unit_file(u, NULL);
+        return generator_commit_unit_file(u, "/proc/cmdline");
 }
 
 /* dracut waits for every rd.lvm.lv= before the root is mounted; the same as a drop-in. */
