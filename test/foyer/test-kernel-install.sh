@@ -1,0 +1,81 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# kernel-install add with foyer's plugin and systemd's 90-loaderentry.install, into a throwaway
+# boot directory (BOOT_ROOT, KERNEL_INSTALL_CONF_ROOT and MACHINE_ID point into a temporary
+# directory; the host's /boot and /etc/kernel are not used): the entry's initrd is foyer's, as
+# foyer ls shows. With another initrd generator configured, the plugin stays out of the way; with
+# layout=uki and uki_generator=foyer (254's variables, set by hand here) it also stages uki.efi.
+# Usage: test-kernel-install.sh FOYER GENERATOR-DIR UNIT-DIR PLUGIN
+set -eu
+foyer=$1
+export FOYER_GENERATOR_DIR=$2 FOYER_UNIT_DIR=$3
+plugin=$(realpath "$4")
+export FOYER_CONFIG_ROOT=/nonexistent SOURCE_DATE_EPOCH=1700000000
+loaderentry=/usr/lib/kernel/install.d/90-loaderentry.install
+
+command -v kernel-install >/dev/null && [[ -x $loaderentry ]] ||
+        { echo "kernel-install or $loaderentry missing (package systemd); skipping"; exit 77; }
+compgen -G "$FOYER_GENERATOR_DIR/foyer-*" >/dev/null || { echo "no generators built; skipping"; exit 77; }
+kver=
+for d in /usr/lib/modules/*/; do
+        [[ -e $d/modules.order && -r /boot/vmlinuz-$(basename "$d") ]] && kver=$(basename "$d")
+done
+[[ -n $kver ]] || { echo "no kernel with modules and image installed; skipping"; exit 77; }
+
+tmp=$(mktemp -d /tmp/test-kernel-install.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+machine_id=0123456789abcdef0123456789abcdef
+setup() {       # install.conf lines...
+        rm -rf "$tmp/boot" "$tmp/conf"
+        mkdir -p "$tmp/boot/$machine_id" "$tmp/conf"
+        printf '%s\n' "$@" > "$tmp/conf/install.conf"
+        echo "root=PARTUUID=00000000-0000-0000-0000-000000000001 rw" > "$tmp/conf/cmdline"
+}
+run_kernel_install() {
+        BOOT_ROOT=$tmp/boot KERNEL_INSTALL_CONF_ROOT=$tmp/conf MACHINE_ID=$machine_id \
+        KERNEL_INSTALL_PLUGINS="$plugin $loaderentry" FOYER=$foyer \
+                kernel-install "$@" add "$kver" "/boot/vmlinuz-$kver"
+}
+
+echo "== initrd_generator=foyer, layout=bls"
+setup layout=bls initrd_generator=foyer
+run_kernel_install --verbose
+entry=$tmp/boot/loader/entries/$machine_id-$kver.conf
+[[ -f $entry ]] || fail "no entry $entry"
+grep -Eq "^initrd +(.*)?/$machine_id/$kver/initrd$" "$entry" || { cat "$entry"; fail "the entry names no initrd"; }
+[[ $(grep -c '^initrd' "$entry") == 1 ]] || fail "more than one initrd in the entry"
+"$foyer" ls "$tmp/boot/$machine_id/$kver/initrd" > "$tmp/ls"
+grep -q ' usr/lib/systemd/systemd$' "$tmp/ls" || fail "the entry's initrd has no systemd"
+grep -q ' etc/initrd-release$' "$tmp/ls" || fail "the entry's initrd is not a foyer image"
+grep -q ' usr/lib/systemd/system-generators/foyer-' "$tmp/ls" || fail "no foyer generator in the initrd"
+
+echo "== no initrd_generator configured: foyer is used"
+setup layout=bls
+run_kernel_install
+[[ -f $tmp/boot/$machine_id/$kver/initrd ]] || fail "no initrd without initrd_generator="
+
+echo "== initrd_generator=dracut: the plugin does nothing"
+setup layout=bls initrd_generator=dracut
+run_kernel_install
+[[ ! -e $tmp/boot/$machine_id/$kver/initrd ]] || fail "the plugin built an initrd for another generator"
+grep -q '^initrd' "$tmp/boot/loader/entries/$machine_id-$kver.conf" && fail "the entry has an initrd"
+
+echo "== layout=uki, uki_generator=foyer: the plugin stages uki.efi"
+stage=$tmp/stage
+mkdir -p "$stage"
+KERNEL_INSTALL_STAGING_AREA=$stage KERNEL_INSTALL_LAYOUT=uki KERNEL_INSTALL_UKI_GENERATOR=foyer \
+KERNEL_INSTALL_CONF_ROOT=$tmp/conf KERNEL_INSTALL_INITRD_GENERATOR=foyer FOYER=$foyer \
+        "$plugin" add "$kver" "$tmp/entry" "/boot/vmlinuz-$kver"
+[[ -s $stage/initrd && -s $stage/uki.efi ]] || fail "no initrd and uki.efi in the staging area"
+"$foyer" ls "$stage/uki.efi" > "$tmp/ls"
+grep -q '^  \.cmdline .*"root=PARTUUID=00000000-0000-0000-0000-000000000001 rw"$' "$tmp/ls" ||
+        { cat "$tmp/ls" | head -20; fail "uki.efi has not the configured command line"; }
+grep -q ' etc/initrd-release$' "$tmp/ls" || fail "uki.efi's initrd is not foyer's"
+
+echo "== initrds given on the command line: the plugin does nothing"
+rm -rf "$stage" && mkdir "$stage"
+KERNEL_INSTALL_STAGING_AREA=$stage FOYER=$foyer "$plugin" add "$kver" "$tmp/entry" "/boot/vmlinuz-$kver" /boot/some-initrd
+[[ -z $(ls -A "$stage") ]] || fail "the plugin staged something despite explicit initrds"
+echo ok
