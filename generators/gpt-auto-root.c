@@ -60,10 +60,12 @@ static const char *sysfs(void) {
         return isempty(e) ? "/sys" : e;
 }
 
-/* The device node of a sysfs block directory: /dev/block/MAJ:MIN (made by udev), else /dev/<name>. */
+/* The device node of a sysfs block directory: /dev/<name> if it is that device (so that mounts show
+ * /dev/vda3), else /dev/block/MAJ:MIN (made by udev). */
 static int sysfs_node(const char *dir, char **ret) {
         _cleanup_free_ char *devfile = strjoin(dir, "/dev"), *text = NULL, *node = NULL;
         unsigned maj, min;
+        struct stat st;
         int r;
 
         if (!devfile)
@@ -73,13 +75,15 @@ static int sysfs_node(const char *dir, char **ret) {
                 return r;
         if (sscanf(text, "%u:%u", &maj, &min) != 2)
                 return -EINVAL;
-        if (asprintf(&node, "/dev/block/%u:%u", maj, min) < 0)
+        node = strjoin("/dev/", strrchr(dir, '/') + 1);
+        if (!node)
                 return -ENOMEM;
-        if (access(node, F_OK) < 0) {
+        if (stat(node, &st) < 0 || !S_ISBLK(st.st_mode) || st.st_rdev != makedev(maj, min)) {
                 free(node);
-                node = strjoin("/dev/", strrchr(dir, '/') + 1);
-                if (!node)
+                if (asprintf(&node, "/dev/block/%u:%u", maj, min) < 0) {
+                        node = NULL;
                         return -ENOMEM;
+                }
         }
         *ret = TAKE_PTR(node);
         return 0;
@@ -279,6 +283,8 @@ static int run_growfs(const char *where) {
         /* Not growing leaves a working, if small, file system: no reason to fail the boot. */
         if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
                 log_warning("%s %s failed, the file system keeps its size.", exe, where);
+        else
+                log_info("Grew the file system on %s to its partition (GPT grow-fs flag).", where);
         return 0;
 }
 

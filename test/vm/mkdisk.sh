@@ -32,6 +32,10 @@ GPTAUTO_ESP_PARTUUID=9a7e0f3c-1b2d-4c5e-8f60-7a8b9c0d1e01
 GPTAUTO_ROOT_PARTUUID=9a7e0f3c-1b2d-4c5e-8f60-7a8b9c0d1e02
 GPTAUTO_FS_UUID=9a7e0f3c-1b2d-4c5e-8f60-7a8b9c0d1e03
 GPTAUTO_LUKS_UUID=9a7e0f3c-1b2d-4c5e-8f60-7a8b9c0d1e04
+# gpt-auto-usr: the root partition (grow-fs flag) and the /usr partition found by type; usr-2 is no-auto.
+GPTAUTO_USR_ROOT_PARTUUID=9a7e0f3c-1b2d-4c5e-8f60-7a8b9c0d1e12
+GPTAUTO_USR_PARTUUID=9a7e0f3c-1b2d-4c5e-8f60-7a8b9c0d1e13
+GPTAUTO_USR_NOAUTO_PARTUUID=9a7e0f3c-1b2d-4c5e-8f60-7a8b9c0d1e14
 GPTAUTO_PASSPHRASE=foyer-uki-pass-3Kd8                  # test data, typed at the prompt
 SIZE=1G
 # LUKS2 test volumes (recipes luks*): the LUKS UUIDs and the ext4 inside. The passphrase and the
@@ -352,6 +356,34 @@ EOF
         fi
         dd if="$work/root.img" of="$work/1.img" bs=1M seek=65 conv=notrunc,sparse status=none
         rm "$work/root.img"
+        ;;
+gpt-auto-usr)   # ESP + x86-64 root (grow-fs flag; a 32M file system in 64M) + x86-64 /usr, and a /usr
+                # partition with a newer label but the no-auto flag that discovery must pass over
+        stage
+        mkdir "$work/usr"
+        mv "$work/stage/usr/"* "$work/usr/"
+        truncate -s 360M "$work/1.img"
+        sfdisk -q --label gpt "$work/1.img" <<EOF
+label: gpt
+label-id: $GPTAUTO_DISK_UUID
+first-lba: 2048
+start=2048, size=131072, type=C12A7328-F81F-11D2-BA4B-00A0C93EC93B, uuid=$GPTAUTO_ESP_PARTUUID, name=esp
+start=133120, size=131072, type=4F68BCE3-E8CD-4DB1-96E7-FBCAF984B709, uuid=$GPTAUTO_USR_ROOT_PARTUUID, name=root, attrs="GUID:59"
+start=264192, size=409600, type=8484680C-9521-48C6-9C11-B0720656F69E, uuid=$GPTAUTO_USR_PARTUUID, name=usr-1
+start=673792, size=32768, type=8484680C-9521-48C6-9C11-B0720656F69E, uuid=$GPTAUTO_USR_NOAUTO_PARTUUID, name=usr-2, attrs="GUID:63"
+EOF
+        mkfs.vfat -F 32 -s 1 -n ESP -i 9a7e0f3c --offset 2048 "$work/1.img" $((131072 / 2)) >/dev/null 2>&1
+        mmd -i "$work/1.img@@1M" ::/EFI ::/EFI/BOOT
+        truncate -s 64M "$work/root.img"
+        mkfs.ext4 -q -F -L foyer-root -d "$work/stage" "$work/root.img" 32M
+        truncate -s 200M "$work/usr.img"
+        mkfs.ext4 -q -F -L foyer-usr -d "$work/usr" "$work/usr.img"
+        truncate -s 16M "$work/noauto.img"
+        mkfs.ext4 -q -F -L foyer-usr-noauto "$work/noauto.img"
+        dd if="$work/root.img" of="$work/1.img" bs=1M seek=65 conv=notrunc,sparse status=none
+        dd if="$work/usr.img" of="$work/1.img" bs=1M seek=129 conv=notrunc,sparse status=none
+        dd if="$work/noauto.img" of="$work/1.img" bs=1M seek=329 conv=notrunc,sparse status=none
+        rm "$work/root.img" "$work/usr.img" "$work/noauto.img"
         ;;
 *)
         echo "mkdisk: unknown recipe '$recipe'" >&2
