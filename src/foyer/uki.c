@@ -49,7 +49,8 @@ static void help_uki(void) {
                "     --sign-cert=CERT       ...and its PEM certificate\n\n"
                "Image options (when no --initrd is given), as for foyer build:\n"
                "  -k --kver=VERSION  -r --root=DIR  -c --compress=FORMAT  --compress-level=N\n"
-               "  -m --add-module=NAME  -a --add-file=SRC[:DEST]  -v --verbose\n"
+               "  -m --add-module=NAME  -a --add-file=SRC[:DEST]  --crypttab=FILE\n"
+               "  --add-key-file=SRC[:DEST]  -v --verbose\n"
                "  -h --help                 Show this help\n",
                program_invocation_short_name);
 }
@@ -450,7 +451,8 @@ int verb_uki(int argc, char *argv[]) {
                 r = log_error_errno(SYNTHETIC_ERRNO(EINVAL), "uki needs --output (-o).");
         if (r >= 0 && !u.sign_key != !u.sign_cert)
                 r = log_error_errno(SYNTHETIC_ERRNO(EINVAL), "--sign-key and --sign-cert go together.");
-        if (r >= 0 && u.initrd && a.any && (a.modules || a.files || a.cli.compression >= 0 || a.cli.level >= 0))
+        if (r >= 0 && u.initrd && a.any && (a.modules || a.files || a.key_files || a.cli.crypttab ||
+                                            a.cli.compression >= 0 || a.cli.level >= 0))
                 r = log_error_errno(SYNTHETIC_ERRNO(EINVAL),
                                     "--initrd names a finished image; the image options (--add-module, --compress, ...) "
                                     "only apply when foyer uki builds one.");
