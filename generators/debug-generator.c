@@ -356,7 +356,7 @@ static int add_no_shell(const char *dir) {
                 r = unit_file_write_dropinf(dir, shells[i], 50, "no-shell",
                                             "# No shell (%s): rd.emergency=%s instead.\n"
                                             "[Unit]\n"
-                                            "Description=Emergency action: %s (no shell: %s)\n"
+                                            "Description=Emergency action: %s\n"
                                             "[Service]\n"
                                             "ExecStartPre=\n"
                                             "ExecStart=\n"
@@ -364,7 +364,7 @@ static int add_no_shell(const char *dir) {
                                             "StandardInput=null\n"
                                             "StandardOutput=journal+console\n"
                                             "StandardError=journal+console\n",
-                                            why, emergency_action_verb[a], emergency_action_verb[a], why,
+                                            why, emergency_action_verb[a], emergency_action_verb[a],
                                             emergency_action_verb[a]);
                 if (r < 0)
                         return log_error_errno(r, "Failed to write the drop-in for %s: %m", shells[i]);

@@ -213,6 +213,9 @@ int build_args_parse(BuildArgs *a, int opt, const char *arg) {
         case BUILD_ARG_KEY_FILE:
                 r = strv_extend(&a->key_files, arg);
                 break;
+        case BUILD_ARG_NO_SHELL:
+                r = build_config_assign(&a->cli, "NoShell", "yes", "command line", 0);
+                break;
         case 'v':
                 log_set_max_level(LOG_DEBUG);
                 return 1;       /* not an image setting */
@@ -238,6 +241,8 @@ int build_args_config(BuildArgs *a, BuildConfig *c) {
         OVERRIDE(cmdline);
         OVERRIDE(crypttab);
 #undef OVERRIDE
+        if (a->cli.no_shell)    /* the command line can only turn shells off */
+                c->no_shell = true;
         if (a->cli.compression >= 0)
                 c->compression = a->cli.compression;
         if (a->cli.level >= 0)

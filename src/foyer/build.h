@@ -24,6 +24,7 @@ enum {
         BUILD_ARG_LEVEL = 0x100,
         BUILD_ARG_CRYPTTAB,
         BUILD_ARG_KEY_FILE,
+        BUILD_ARG_NO_SHELL,
         _BUILD_ARG_MAX,         /* verbs number their own long-only options from here */
 };
 
@@ -37,6 +38,7 @@ enum {
         { "add-file",       required_argument, NULL, 'a'             },             \
         { "crypttab",       required_argument, NULL, BUILD_ARG_CRYPTTAB },          \
         { "add-key-file",   required_argument, NULL, BUILD_ARG_KEY_FILE },          \
+        { "no-shell",       no_argument,       NULL, BUILD_ARG_NO_SHELL },          \
         { "verbose",        no_argument,       NULL, 'v'             }
 
 void build_args_init(BuildArgs *a);

@@ -4,6 +4,7 @@
 
 #include "foyer-config.h"
 #include "log.h"
+#include "parse-util.h"
 #include "util.h"
 
 void build_config_init(BuildConfig *c) {
@@ -77,7 +78,15 @@ int build_config_assign(BuildConfig *c, const char *key, const char *value, cons
                 r = set_string(&c->crypttab, value);
         else if (streq(key, "AddKeyFiles"))
                 r = extend_list(&c->add_key_files, value);
-        else if (streq(key, "Compression")) {
+        else if (streq(key, "NoShell")) {
+                int b = parse_boolean(value);
+
+                if (b < 0)
+                        return log_error_errno(SYNTHETIC_ERRNO(EINVAL), "%s:%u: NoShell= takes a boolean, not \"%s\".",
+                                               file, line, value);
+                c->no_shell = b;
+                r = 0;
+        } else if (streq(key, "Compression")) {
                 Compression t = compression_from_string(value);
 
                 if (t < 0)

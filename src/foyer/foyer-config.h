@@ -18,6 +18,7 @@ typedef struct BuildConfig {
         char *cmdline;
         char *crypttab;         /* file to install as /etc/crypttab */
         char **add_key_files;   /* "SRC[:DEST]", installed 0400 */
+        bool no_shell;          /* --no-shell: no shell in the image, none from the command line */
 } BuildConfig;
 
 void build_config_init(BuildConfig *c);

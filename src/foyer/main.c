@@ -38,6 +38,8 @@ static void help_build(void) {
                "     --crypttab=FILE        Install FILE as /etc/crypttab in the image\n"
                "     --add-key-file=SRC[:DEST]\n"
                "                            Add a key file (mode 0400; the image becomes 0600)\n"
+               "     --no-shell             No shell in the image: rd.shell, rd.break and debug\n"
+               "                            shells cannot turn one on (see rd.emergency=)\n"
                "  -v --verbose              Log debug messages\n"
                "  -h --help                 Show this help\n\n"
                "Settings also come from /etc/foyer/foyer.conf and conf.d/*.conf drop-ins; the\n"

@@ -3,12 +3,24 @@
 /* The shells foyer-debug-generator may start: systemd's debug-shell.service (rd.systemd.debug_shell,
  * run with /bin/sh by units/debug-shell.service.d) and the breakpoint shell of
  * units/foyer-break@.service (rd.break=). The generator's drop-in tells the breakpoint shell where the
- * boot stopped (FOYER_BREAK, FOYER_BREAK_WHERE, FOYER_BREAK_NEXT); it says so before the prompt. */
+ * boot stopped (FOYER_BREAK, FOYER_BREAK_WHERE, FOYER_BREAK_NEXT); it says so before the prompt.
+ *
+ * foyer build --no-shell is for machines where the console must not mean root: the image holds no
+ * shell at all (so neither rdinit=/bin/sh nor systemd.crash_shell nor a pager's "!" finds one), no
+ * sulogin, and /etc/foyer/no-shell, which makes foyer-debug-generator mask debug-shell.service and
+ * the breakpoints and turn emergency.service into the rd.emergency= action whatever the command line
+ * says. */
 
 #include "log.h"
 #include "plan-shell.h"
 
 #define BREAK_SHELL "/usr/lib/foyer/foyer-break-shell"
+#define NO_SHELL_MARKER "/etc/foyer/no-shell"   /* read by foyer-debug-generator */
+
+static const char *const shells[] = {
+        "/usr/bin/sh", "/usr/bin/dash", "/usr/bin/bash", "/usr/bin/rbash", "/usr/bin/busybox",
+        "/usr/sbin/sulogin", "/usr/lib/systemd/systemd-sulogin-shell",
+};
 
 static const char break_shell[] =
         "#!/bin/sh\n"
@@ -22,8 +34,35 @@ static const char break_shell[] =
         "printf 'foyer: type \"exit\" (or Ctrl-D) to leave this shell and resume the boot.\\n\\n'\n"
         "PS1=\"${FOYER_BREAK:-rd.break}# \" exec /bin/sh -i\n";
 
+bool plan_shell_excludes(const BuildConfig *c, const char *path) {
+        if (!c->no_shell)
+                return false;
+        for (size_t i = 0; i < ELEMENTSOF(shells); i++)
+                if (streq(path, shells[i]))
+                        return true;
+        return false;
+}
+
+static int add_no_shell(Manifest *m) {
+        for (size_t i = 0; i < ELEMENTSOF(shells); i++) {
+                Entry *e = manifest_find(m, shells[i]);
+
+                if (e)
+                        return log_error_errno(SYNTHETIC_ERRNO(EEXIST),
+                                               "--no-shell: %s is in the image (%s); leave it out.",
+                                               shells[i], e->reason);
+        }
+        return plan_add_text(m, NO_SHELL_MARKER, 0644,
+                             "This image was built with \"foyer build --no-shell\": it has no shell, and\n"
+                             "foyer-debug-generator ignores rd.shell, rd.break and rd.systemd.debug_shell.\n",
+                             "--no-shell (foyer-debug-generator turns every shell off)");
+}
+
 int plan_shell(Manifest *m, const BuildConfig *c) {
         int r;
+
+        if (c->no_shell)
+                return add_no_shell(m);
 
         r = plan_add_item(m, UNITDIR "/debug-shell.service", NEED_REQUIRED, "rd.systemd.debug_shell");
         if (r < 0)

@@ -582,6 +582,8 @@ int plan_image(Manifest *m, const BuildConfig *c, const Probe *p) {
                 return r;
 
         for (size_t i = 0; i < ELEMENTSOF(binaries); i++) {
+                if (plan_shell_excludes(c, binaries[i].path))
+                        continue;
                 r = plan_add_item(m, binaries[i].path, binaries[i].need, binaries[i].why);
                 if (r < 0)
                         return r;
