@@ -19,27 +19,30 @@ static const Target targets[] = {
         { "/usr", "mount.usr", "sysusr-usr.mount" },
 };
 
-static BlockDevice *arg_devices = NULL;
-static size_t arg_n_devices = 0;
-static bool arg_devices_listed = false;
+/* What one run has found out; the device list is made only when a device is missing. */
+typedef struct Context {
+        BlockDevice *devices;
+        size_t n_devices;
+        bool devices_listed;
+        unsigned n_explained;
+} Context;
 
-static int list_devices_once(void) {
+static void list_devices_once(Context *c) {
         char *settle[] = { (char *) "udevadm", (char *) "settle", (char *) "--timeout=30", NULL };
         _cleanup_free_ char *out = NULL;
         int r;
 
-        if (arg_devices_listed)
-                return 0;
-        arg_devices_listed = true;
+        if (c->devices_listed)
+                return;
+        c->devices_listed = true;
         /* On a slow machine the disk may still be on its way (its driver loading) when the wait for
          * the root device ends: list what udev has finished with, not a half-done coldplug. */
         r = run_capture(settle, &out);
         if (r < 0)
                 log_debug_errno(r, "udevadm settle failed, listing the devices anyway: %m");
-        r = block_devices_list("/sys/class/block", "/dev", &arg_devices, &arg_n_devices);
+        r = block_devices_list("/sys/class/block", "/dev", &c->devices, &c->n_devices);
         if (r < 0)
                 log_warning_errno(r, "Failed to list block devices: %m");
-        return 0;
 }
 
 /* The spec of one target as the user wrote it: the command line first, else the mount unit's What=
@@ -76,7 +79,7 @@ static int find_spec(const Target *t, char **ret_given, const char **ret_source,
         return 1;
 }
 
-static int explain_missing_devices(unsigned *count) {
+static int explain_missing_devices(Context *c) {
         int r;
 
         for (size_t i = 0; i < ELEMENTSOF(targets); i++) {
@@ -90,14 +93,14 @@ static int explain_missing_devices(unsigned *count) {
                         log_debug("The %s device %s is present.", targets[i].role, path);
                         continue;
                 }
-                list_devices_once();
+                list_devices_once(c);
                 r = explain_missing_device(stdout, &(MissingDevice) { .role = targets[i].role, .given = given,
                                                                       .source = source, .path = path,
                                                                       .unit = targets[i].mount_unit },
-                                           arg_devices, arg_n_devices);
+                                           c->devices, c->n_devices);
                 if (r < 0)
                         return log_error_errno(r, "Failed to write the message: %m");
-                (*count)++;
+                c->n_explained++;
         }
         return 0;
 }
@@ -119,7 +122,7 @@ static int fsck_unit_device(const char *unit, char **ret) {
         return *ret ? 0 : -ENOMEM;
 }
 
-static int explain_failed_units(unsigned *count) {
+static int explain_failed_units(Context *c) {
         _cleanup_strv_free_ char **units = NULL;
         int r;
 
@@ -143,13 +146,13 @@ static int explain_failed_units(unsigned *count) {
                 r = explain_failed_unit(stdout, *u, kind, result, what);
                 if (r < 0)
                         return log_error_errno(r, "Failed to write the message: %m");
-                (*count)++;
+                c->n_explained++;
         }
         return 0;
 }
 
 int main(int argc, char *argv[]) {
-        unsigned count = 0;
+        Context c = {};
         int r;
 
         log_set_target(LOG_TARGET_CONSOLE);
@@ -160,12 +163,12 @@ int main(int argc, char *argv[]) {
                 return EXIT_FAILURE;
         }
 
-        r = explain_missing_devices(&count);
+        r = explain_missing_devices(&c);
         if (r >= 0)
-                r = explain_failed_units(&count);
-        if (count == 0)
+                r = explain_failed_units(&c);
+        if (c.n_explained == 0)
                 log_debug("No missing device and no failed unit found.");
 
-        block_devices_free(arg_devices, arg_n_devices);
+        block_devices_free(c.devices, c.n_devices);
         return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }
