@@ -22,8 +22,9 @@
 #   NN-name.firmware the firmware: "none" (no /sys/firmware/efi), "unset" (no LoaderDevicePartUUID),
 #                 "uuid TEXT" (attribute word 7, TEXT in UTF-16LE, a NUL) or "printf FORMAT" (the
 #                 file's bytes, printf(1) escapes); default "uuid" with the ESP UUID below.
-#   NN-name.container  run "in a container" of that name: $SYSTEMD_VIRTUALIZATION=container:NAME for
-#                 golden runs, /run/systemd/container in the chroot for diff runs (both generators read it)
+#   NN-name.container  run "in a container" of that name: $SYSTEMD_VIRTUALIZATION=container:NAME, as
+#                 PID 1 exports it (what foyer reads), and in diff runs also /run/systemd/container in
+#                 the chroot (what systemd's detect_container() reads)
 #   NN-name.nodiff a reason why systemd 252 cannot be compared on this case (diff skips it)
 #   NN-name.env   extra VAR=value lines
 #   NN-name.exit  expected exit status (default 0)
@@ -172,9 +173,9 @@ diff_inside() {
                 make_firmware "$base" "$root/sys/firmware" || { failed=$((failed + 1)); continue; }
                 mkdir -p "$tmp/$c.systemd" "$tmp/$c.foyer"
                 rs=$(chroot "$root" /bin/bash -c "$(declare -f run_gpt_case); fakebin=$fakebin; casedir=$casedir; run_gpt_case \"\$@\"" \
-                        sh "$systemd" "$base" "$tmp/$c.systemd")
+                        sh "$systemd" "$base" "$tmp/$c.systemd" $(container_env "$base"))
                 rf=$(chroot "$root" /bin/bash -c "$(declare -f run_gpt_case); fakebin=$fakebin; casedir=$casedir; run_gpt_case \"\$@\"" \
-                        sh "$generator" "$base" "$tmp/$c.foyer")
+                        sh "$generator" "$base" "$tmp/$c.foyer" $(container_env "$base"))
                 normalise_tree "$tmp/$c.systemd"
                 normalise_tree "$tmp/$c.foyer"
                 [[ -e $tmp/$c.systemd/late/sysroot.mount ]] && mounted=$((mounted + 1))
