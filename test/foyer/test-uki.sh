@@ -131,6 +131,7 @@ expect_error "Stub $tmp/a.efi already holds a .linux section" "$tmp/x.efi" --stu
 expect_error "Kernel $tmp/initrd.cpio is not an EFI image" "$tmp/x.efi" --stub "$stub" --kernel "$tmp/initrd.cpio" \
         --initrd "$tmp/initrd.cpio" --os-release "$tmp/os-release"
 expect_error "/nonexistent-dir" /nonexistent-dir/x.efi --stub "$stub" "${common[@]}"
+expect_error "Cannot write the image into /proc" /proc/x.efi --stub "$stub" "${common[@]}"
 mkdir "$tmp/ro" && chattr +i "$tmp/ro" 2>/dev/null && {
         expect_error "Cannot write the image into $tmp/ro" "$tmp/ro/x.efi" --stub "$stub" "${common[@]}"
         chattr -i "$tmp/ro"
