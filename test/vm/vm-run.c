@@ -47,7 +47,7 @@
 #define MAX_SECRETS 8
 #define TAIL_LINES 60
 
-enum step_kind { STEP_EXPECT, STEP_SEND, STEP_REPORT, STEP_POWEROFF, STEP_SLEEP };
+enum step_kind { STEP_EXPECT, STEP_SEND, STEP_REPORT, STEP_POWEROFF, STEP_SLEEP, STEP_EXPECT2, STEP_SEND2 };
 
 struct step {
         enum step_kind kind;
@@ -65,6 +65,7 @@ static struct {
         int smp, mem;
         bool live;
         const char *firmware;   /* NULL (direct kernel boot), "ovmf" or "ovmf-secboot" */
+        bool serial2;   /* a second serial port (ttyS1) for expect2/send2 */
         struct step steps[MAX_STEPS];
         int n_steps;
         char *fails[MAX_FAILS];
@@ -89,6 +90,17 @@ static int qemu_in = -1, qemu_out = -1;
 static bool qemu_exited;
 static int qemu_status;
 static double t_start;
+
+/* The second serial port, a QEMU pipe chardev (FIFOs PATH.in and PATH.out); its cleaned output
+ * is kept apart from the first's, and only expect2 looks at it. */
+static struct {
+        char path[256];
+        int in, out;
+        FILE *log;
+        char *text;
+        size_t len, cap, consumed;
+        int esc_state;
+} con2 = { .in = -1, .out = -1 };
 
 static double now(void) {
         struct timespec ts;
@@ -153,9 +165,37 @@ static void fail(const char *fmt, ...) {
         exit(1);
 }
 
+/* Appends raw console bytes to a cleaned copy (no CRs, no escape sequences) for matching. */
+static void clean_append(char **t, size_t *len, size_t *cap, int *esc_state, const char *buf, size_t n) {
+        if (*len + n + 1 > *cap) {
+                *cap = (*len + n + 1) * 2;
+                *t = xrealloc(*t, *cap);
+        }
+        for (size_t i = 0; i < n; i++) {
+                char c = buf[i];
+                if (*esc_state == 1) {  /* after ESC */
+                        *esc_state = c == '[' ? 2 : 0;
+                        continue;
+                }
+                if (*esc_state == 2) {  /* inside CSI */
+                        if (c >= 0x40 && c <= 0x7e)
+                                *esc_state = 0;
+                        continue;
+                }
+                if (c == '\033') {
+                        *esc_state = 1;
+                        continue;
+                }
+                if (c == '\r' || c == '\0')
+                        continue;
+                (*t)[(*len)++] = c;
+        }
+        (*t)[*len] = '\0';
+}
+
 /* Append raw console bytes: log them as they are, keep a cleaned copy for matching. */
 static void add_output(const char *buf, size_t n) {
-        static int esc_state;   /* 0 none, 1 after ESC, 2 inside CSI */
+        static int esc_state;
 
         if (log_file) {
                 fwrite(buf, 1, n, log_file);
@@ -165,30 +205,16 @@ static void add_output(const char *buf, size_t n) {
                 fwrite(buf, 1, n, stdout);
                 fflush(stdout);
         }
-        if (text_len + n + 1 > text_cap) {
-                text_cap = (text_len + n + 1) * 2;
-                text = xrealloc(text, text_cap);
+        clean_append(&text, &text_len, &text_cap, &esc_state, buf, n);
+}
+
+/* Output of the second port goes to its own log, LOG.ttyS1, and its own copy. */
+static void add_output2(const char *buf, size_t n) {
+        if (con2.log) {
+                fwrite(buf, 1, n, con2.log);
+                fflush(con2.log);
         }
-        for (size_t i = 0; i < n; i++) {
-                char c = buf[i];
-                if (esc_state == 1) {
-                        esc_state = c == '[' ? 2 : 0;
-                        continue;
-                }
-                if (esc_state == 2) {
-                        if (c >= 0x40 && c <= 0x7e)
-                                esc_state = 0;
-                        continue;
-                }
-                if (c == '\033') {
-                        esc_state = 1;
-                        continue;
-                }
-                if (c == '\r' || c == '\0')
-                        continue;
-                text[text_len++] = c;
-        }
-        text[text_len] = '\0';
+        clean_append(&con2.text, &con2.len, &con2.cap, &con2.esc_state, buf, n);
 }
 
 /* Read console output until the deadline; returns false on timeout or QEMU exit. */
@@ -200,14 +226,22 @@ static bool pump(double deadline) {
                         return false;
                 if (qemu_out < 0)
                         return false;
-                struct pollfd p = { .fd = qemu_out, .events = POLLIN };
-                int r = poll(&p, 1, (int) (left * 1000) + 1);
+                struct pollfd p[2] = { { .fd = qemu_out, .events = POLLIN },
+                                       { .fd = con2.out, .events = POLLIN } };
+                int r = poll(p, con2.out >= 0 ? 2 : 1, (int) (left * 1000) + 1);
                 if (r < 0 && errno == EINTR)
                         continue;
                 if (r < 0)
                         die("poll: %m");
                 if (r == 0)
                         continue;
+                if (con2.out >= 0 && (p[1].revents & POLLIN)) {
+                        ssize_t k = read(con2.out, buf, sizeof buf);
+                        if (k > 0)
+                                add_output2(buf, (size_t) k);
+                        if (!(p[0].revents & (POLLIN | POLLHUP)))
+                                return true;
+                }
                 ssize_t k = read(qemu_out, buf, sizeof buf);
                 if (k < 0 && errno == EINTR)
                         continue;
@@ -261,27 +295,31 @@ static void check_fail_patterns(void) {
         fail_checked = end + 1 - text;
 }
 
-/* Wait for a regex in the unconsumed text; returns the match end offset. */
-static size_t wait_for(const char *pattern, double secs, int line, size_t *match_start) {
+/* Wait for a regex in the unconsumed text of the first port (or of the second, with port2);
+ * returns the match end offset. */
+static size_t wait_for_on(bool port2, const char *pattern, double secs, int line, size_t *match_start) {
         regex_t re;
         double deadline = now() + secs;
         double overall = t_start + cfg.timeout;
-        size_t scan_from = consumed;
+        size_t scan_from = port2 ? con2.consumed : consumed;
 
         compile(&re, pattern, line);
         for (;;) {
                 regmatch_t m;
+                /* (re-read each time: output may move the buffers) */
+                const char *t = port2 ? con2.text : text;
+                size_t t_len = port2 ? con2.len : text_len;
                 check_fail_patterns();
-                if (scan_from < text_len && regexec(&re, text + scan_from, 1, &m, 0) == 0) {
+                if (scan_from < t_len && regexec(&re, t + scan_from, 1, &m, 0) == 0) {
                         regfree(&re);
                         if (match_start)
                                 *match_start = scan_from + m.rm_so;
                         return scan_from + m.rm_eo;
                 }
                 /* Next time, start at the last incomplete line. */
-                char *nl = memrchr(text + scan_from, '\n', text_len - scan_from);
+                const char *nl = t_len > scan_from ? memrchr(t + scan_from, '\n', t_len - scan_from) : NULL;
                 if (nl)
-                        scan_from = nl + 1 - text;
+                        scan_from = nl + 1 - t;
                 double d = deadline < overall ? deadline : overall;
                 if (!pump(d)) {
                         if (qemu_exited)
@@ -294,6 +332,10 @@ static size_t wait_for(const char *pattern, double secs, int line, size_t *match
                         fail("no /%s/ within %.0fs (script line %d)", pattern, secs, line);
                 }
         }
+}
+
+static size_t wait_for(const char *pattern, double secs, int line, size_t *match_start) {
+        return wait_for_on(false, pattern, secs, line, match_start);
 }
 
 static char *unescape(const char *s) {
@@ -315,15 +357,19 @@ static char *unescape(const char *s) {
         return out;
 }
 
-static void send_text(const char *s) {
+static void send_text_to(int fd, const char *s) {
         char *t = unescape(s);
         /* Type slowly: the guest's tty may drop a burst while it is busy. */
         for (char *p = t; *p; p++) {
-                if (write(qemu_in, p, 1) != 1)
+                if (write(fd, p, 1) != 1)
                         fail("writing to the console: %m");
                 pump(now() + 0.02);
         }
         free(t);
+}
+
+static void send_text(const char *s) {
+        send_text_to(qemu_in, s);
 }
 
 static void check_report(const char *fields, double secs, int line) {
@@ -424,22 +470,28 @@ static void parse_script(const char *path) {
                         cfg.secret_lines[cfg.n_secrets] = lineno;
                         cfg.secrets[cfg.n_secrets++] = unescape(rest);
                         continue;
-                } else if (strcmp(s, "send") == 0) {
-                        st.kind = STEP_SEND;
+                } else if (strcmp(s, "serial2") == 0) {
+                        cfg.serial2 = true;
+                        continue;
+                } else if (strcmp(s, "send") == 0 || strcmp(s, "send2") == 0) {
+                        st.kind = s[4] ? STEP_SEND2 : STEP_SEND;
                         st.arg = strdup(rest);
                 } else if (strcmp(s, "expect") == 0 || strcmp(s, "report") == 0 ||
-                           strcmp(s, "poweroff") == 0 || strcmp(s, "sleep") == 0) {
+                           strcmp(s, "poweroff") == 0 || strcmp(s, "sleep") == 0 ||
+                           strcmp(s, "expect2") == 0) {
                         char *end;
                         st.secs = strtod(rest, &end);
                         if (end == rest || st.secs <= 0)
                                 die("%s:%d: '%s' needs a number of seconds first", path, lineno, s);
-                        st.kind = s[0] == 'e' ? STEP_EXPECT : s[0] == 'r' ? STEP_REPORT :
-                                  s[0] == 's' ? STEP_SLEEP : STEP_POWEROFF;
+                        st.kind = s[0] == 'e' ? (s[6] ? STEP_EXPECT2 : STEP_EXPECT) :
+                                  s[0] == 'r' ? STEP_REPORT : s[0] == 's' ? STEP_SLEEP : STEP_POWEROFF;
                         st.arg = strdup(trim(end));
-                        if (st.kind == STEP_EXPECT && !*st.arg)
+                        if ((st.kind == STEP_EXPECT || st.kind == STEP_EXPECT2) && !*st.arg)
                                 die("%s:%d: expect needs a regex", path, lineno);
                 } else
                         continue;       /* a line for the shell runner (disk, needs, ...) */
+                if ((st.kind == STEP_EXPECT2 || st.kind == STEP_SEND2) && !cfg.serial2)
+                        die("%s:%d: %s needs a serial2 line before it", path, lineno, s);
                 if (cfg.n_steps >= MAX_STEPS)
                         die("too many steps");
                 cfg.steps[cfg.n_steps++] = st;
@@ -515,6 +567,11 @@ static pid_t spawn_qemu(const char *accel, const char *initrd, const char *appen
         argv[n++] = "-nodefaults"; argv[n++] = "-no-user-config";
         argv[n++] = "-display"; argv[n++] = "none";
         argv[n++] = "-serial"; argv[n++] = "stdio";
+        char serial2[300];
+        if (cfg.serial2 && *con2.path) {
+                snprintf(serial2, sizeof serial2, "pipe:%s", con2.path);
+                argv[n++] = "-serial"; argv[n++] = serial2;
+        }
         argv[n++] = "-no-reboot";
         static char pflash_code[600], pflash_vars[600];
         if (*firmware_vars) {
@@ -647,6 +704,16 @@ static void on_signal(int sig) {
         raise(sig);
 }
 
+static void remove_fifos(void) {
+        char p[300];
+        snprintf(p, sizeof p, "%s.in", con2.path);
+        unlink(p);
+        snprintf(p, sizeof p, "%s.out", con2.path);
+        unlink(p);
+        *strrchr(con2.path, '/') = '\0';
+        rmdir(con2.path);
+}
+
 static void usage(void) {
         fprintf(stderr,
                 "usage: vm-run --kernel K --initrd I [--drive IMG]... [--append ARGS] [--log FILE]\n"
@@ -719,6 +786,31 @@ int main(int argc, char **argv) {
         fprintf(stderr, "vm-run: accel=%s smp=%d mem=%dM append: %s\n", accel, cfg.smp, cfg.mem, cfg.append);
         text = xrealloc(NULL, text_cap = 1 << 16);
         text[0] = '\0';
+        if (cfg.serial2) {
+                /* O_RDWR: opening a FIFO does not wait for QEMU's end then. */
+                char dir[] = "/tmp/vm-run-XXXXXX", fifo[300];
+                if (!mkdtemp(dir))
+                        die("mkdtemp: %m");
+                snprintf(con2.path, sizeof con2.path, "%s/ttyS1", dir);
+                for (int i = 0; i < 2; i++) {
+                        snprintf(fifo, sizeof fifo, "%s%s", con2.path, i ? ".out" : ".in");
+                        if (mkfifo(fifo, 0600) < 0)
+                                die("mkfifo %s: %m", fifo);
+                        int fd = open(fifo, O_RDWR | O_CLOEXEC | (i ? O_NONBLOCK : 0));
+                        if (fd < 0)
+                                die("open %s: %m", fifo);
+                        *(i ? &con2.out : &con2.in) = fd;
+                }
+                atexit(remove_fifos);
+                if (cfg.log_path) {
+                        snprintf(fifo, sizeof fifo, "%s.ttyS1", cfg.log_path);
+                        con2.log = fopen(fifo, "we");
+                        if (!con2.log)
+                                die("cannot write %s: %m", fifo);
+                }
+                con2.text = xrealloc(NULL, con2.cap = 1 << 12);
+                con2.text[0] = '\0';
+        }
         t_start = now();
         if (cfg.firmware)
                 prepare_firmware();     /* after the KVM probe, which boots the kernel directly */
@@ -736,6 +828,15 @@ int main(int argc, char **argv) {
                 case STEP_SEND:
                         send_text(st->arg);
                         fprintf(stderr, "vm-run: %6.1fs sent \"%s\"\n", now() - t_start, st->arg);
+                        break;
+                case STEP_EXPECT2:
+                        con2.consumed = wait_for_on(true, st->arg, st->secs, st->line, NULL);
+                        fprintf(stderr, "vm-run: %6.1fs matched on ttyS1 /%s/ (%.1fs)\n",
+                                now() - t_start, st->arg, now() - t0);
+                        break;
+                case STEP_SEND2:
+                        send_text_to(con2.in, st->arg);
+                        fprintf(stderr, "vm-run: %6.1fs sent to ttyS1 \"%s\"\n", now() - t_start, st->arg);
                         break;
                 case STEP_REPORT:
                         check_report(st->arg, st->secs, st->line);

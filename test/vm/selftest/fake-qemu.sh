@@ -1,6 +1,18 @@
 #!/bin/bash
 # A stand-in for qemu-system-x86_64 that plays a scripted console, for vm-run's self-test.
 # FAKE_MODE: pass (boot, prompt, echo a command, report), panic, hang, exit.
+# A second serial port (-serial pipe:PATH, vm-run's serial2) gets a shell prompt that runs one command.
+for a in "$@"; do
+        case $a in pipe:*) port2=${a#pipe:} ;; esac
+done
+if [[ -n ${port2:-} ]]; then
+        {
+                printf 'debug-sh# ' >"$port2.out"
+                IFS= read -r -d $'\r' c2 <"$port2.in"
+                printf '%s\r\n' "$c2" >"$port2.out"
+                eval "$c2" 2>&1 | sed 's/$/\r/' >"$port2.out"
+        } &
+fi
 printf '[    0.000000] Linux version 6.1.0 (fake)\r\n'
 printf '\033[0;32m  OK  \033[0m] Reached target \033[0;1;39minitrd.target\033[0m.\r\n'
 case ${FAKE_MODE:-pass} in
