@@ -7,6 +7,8 @@
 # (the image run-scenario.sh built) with CMDLINE as its .cmdline, signed with Debian's snakeoil
 # Secure Boot test key (package ovmf) when MODE is "signed", and puts it as \EFI\BOOT\BOOTX64.EFI
 # into the ESP of a copy of DISK (the first disk of a gpt-auto* recipe). Prints the copy's path.
+# MODE "... later-stub" builds on systemd 254's stub instead of the installed 252 one
+# (test/foyer/fetch-stub.sh; exit 77 when the archive cannot be reached).
 # The UKI takes a second to build, so it is made on every run; the copy is sparse.
 set -euo pipefail
 
@@ -27,6 +29,14 @@ exec 9>"$out/lock"
 flock 9
 rm -f "$out"/*
 
+stub=()
+if [[ $mode == *" later-stub" ]]; then
+        mode=${mode% later-stub}
+        rc=0
+        path=$("$(dirname "$(realpath "$0")")/../foyer/fetch-stub.sh" "$cachedir/stubs") || rc=$?
+        [[ $rc == 0 ]] || exit $rc
+        stub=(--stub "$path")
+fi
 sign=()
 case $mode in
 unsigned) ;;
@@ -37,12 +47,12 @@ signed)
         sign=(--sign-key "$out/db.key" --sign-cert "$keydir/PkKek-1-snakeoil.pem")
         ;;
 *)
-        echo "mkuki: uki is 'signed' or 'unsigned', not '$mode'" >&2
+        echo "mkuki: uki is 'signed' or 'unsigned' (then optionally 'later-stub'), not '$mode'" >&2
         exit 2
         ;;
 esac
 
-"$foyer" uki -o "$out/BOOTX64.EFI" --kernel "$kernel" --initrd "$initrd" --cmdline "$cmdline" "${sign[@]}"
+"$foyer" uki -o "$out/BOOTX64.EFI" --kernel "$kernel" --initrd "$initrd" --cmdline "$cmdline" "${sign[@]}" "${stub[@]}"
 rm -f "$out/db.key"
 "$foyer" ls "$out/BOOTX64.EFI" > "$out/ls.txt"
 sed -n '/^\.initrd:/q;p' "$out/ls.txt"
