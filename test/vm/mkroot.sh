@@ -101,8 +101,9 @@ lvs_active=$(dmsetup info -c --noheadings --separator ' ' -o name,uuid 2>/dev/nu
                      [[ $uuid == LVM-* ]] && dmsetup splitname --noheadings --separator / -o vg_name,lv_name "$name"
              done | sort | paste -sd, -)
 # What the EFI boot loader or stub said about where it came from ("-" without EFI).
-loader_part=$(tail -c +5 /sys/firmware/efi/efivars/LoaderDevicePartUUID-4a67b082-0a4c-41cf-b6c7-440b29bb8c4f 2>/dev/null |
-              tr -d '\0' | tr 'A-Z' 'a-z')
+# (efivarfs files cannot seek, so tail reads them through a pipe.)
+loader_part=$(cat /sys/firmware/efi/efivars/LoaderDevicePartUUID-4a67b082-0a4c-41cf-b6c7-440b29bb8c4f 2>/dev/null |
+              tail -c +5 | tr -d '\0' | tr 'A-Z' 'a-z')
 # Notes the initrd left for this report: each file /run/foyer/report/NAME becomes NAME=contents.
 notes=
 for f in /run/foyer/report/*; do
