@@ -5,8 +5,21 @@
 #include "macro.h"
 #include "strv.h"
 
+/* Unit names as they can be typed into the shell: escaped names (systemd-cryptsetup@luks\x2d….service)
+ * in single quotes, which unit names never contain. */
+static const char *shell_word(const char *unit, char buf[static 512]) {
+        if (strpbrk(unit, "\\$`\"'!*?[]{}()<>|&;~# ") && strlen(unit) < 510) {
+                snprintf(buf, 512, "'%s'", unit);
+                return buf;
+        }
+        return unit;
+}
+
 static void print_details(FILE *f, const char *unit) {
-        fprintf(f, "  Details: journalctl -b -u %s; systemctl status %s\n", unit, unit);
+        char buf[512];
+        const char *w = shell_word(unit, buf);
+
+        fprintf(f, "  Details: journalctl -b -u %s; systemctl status %s\n", w, w);
 }
 
 int explain_missing_device(FILE *f, const MissingDevice *m, const BlockDevice *devs, size_t n) {
@@ -51,8 +64,10 @@ int explain_failed_unit(FILE *f, const char *unit, FailureKind kind, const char 
                 break;
         case FAILURE_UNLOCK:
                 fprintf(f, "Unlocking an encrypted volume failed: %s%s\n", unit, suffix);
-                fprintf(f, "  A wrong passphrase, a missing key file or a missing cipher module.\n"
-                           "  Retry with: systemctl restart %s\n", unit);
+                /* Not "systemctl restart": the console's password agent is stopped in emergency mode,
+                 * while cryptsetup asks on the terminal itself. */
+                fprintf(f, "  A wrong passphrase, a missing key file or a missing cipher module. Unlock it by hand\n"
+                           "  with cryptsetup open DEVICE NAME, then leave the shell to retry the boot.\n");
                 break;
         case FAILURE_MOUNT:
                 fprintf(f, "Mounting failed: %s%s\n", unit, suffix);

@@ -74,8 +74,22 @@ static int add_explain(Manifest *m) {
         return 0;
 }
 
+/* Leaving the emergency shell runs "systemctl default", which isolates default.target; PID 1 boots
+ * initrd.target in an initrd, so without this alias (dracut has it too) the retry is refused. */
+static int add_default_target(Manifest *m) {
+        int r = manifest_add_symlink(m, UNITDIR "/default.target", "initrd.target",
+                                     "leaving the emergency shell retries initrd.target");
+        if (r < 0 && r != -EEXIST)
+                return log_error_errno(r, "Failed to add %s: %m", UNITDIR "/default.target");
+        return 0;
+}
+
 int plan_debug(Manifest *m, const BuildConfig *c) {
         int r;
+
+        r = add_default_target(m);
+        if (r < 0)
+                return r;
 
         for (size_t i = 0; i < ELEMENTSOF(debug_tools); i++) {
                 r = plan_add_item(m, debug_tools[i].path, debug_tools[i].need, debug_tools[i].why);

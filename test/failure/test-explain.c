@@ -226,6 +226,7 @@ static void write_failed_units(FILE *f) {
         ASSERT_OK(explain_failed_unit(f, "systemd-cryptsetup@root.service", FAILURE_UNLOCK, NULL, NULL));
         ASSERT_OK(explain_failed_unit(f, "sysroot.mount", FAILURE_MOUNT, "exit-code", "/dev/vda"));
         ASSERT_OK(explain_failed_unit(f, "initrd-parse-etc.service", FAILURE_OTHER, "", ""));
+        ASSERT_OK(explain_failed_unit(f, "systemd-cryptsetup@luks\\x2d4c55.service", FAILURE_UNLOCK, "exit-code", NULL));
 }
 
 TEST(explain_failed_unit) {
@@ -241,14 +242,18 @@ TEST(explain_failed_unit) {
                      "  from this shell, then leave the shell to retry the boot.\n"
                      "  Details: journalctl -b -u systemd-fsck@dev-vdb.service; systemctl status systemd-fsck@dev-vdb.service\n"
                      "Unlocking an encrypted volume failed: systemd-cryptsetup@root.service\n"
-                     "  A wrong passphrase, a missing key file or a missing cipher module.\n"
-                     "  Retry with: systemctl restart systemd-cryptsetup@root.service\n"
+                     "  A wrong passphrase, a missing key file or a missing cipher module. Unlock it by hand\n"
+                     "  with cryptsetup open DEVICE NAME, then leave the shell to retry the boot.\n"
                      "  Details: journalctl -b -u systemd-cryptsetup@root.service; systemctl status systemd-cryptsetup@root.service\n"
                      "Mounting failed: sysroot.mount (/dev/vda, result: exit-code)\n"
                      "  Check the file system type and options (rootfstype=, rootflags=, /etc/fstab).\n"
                      "  Details: journalctl -b -u sysroot.mount; systemctl status sysroot.mount\n"
                      "A unit failed: initrd-parse-etc.service\n"
-                     "  Details: journalctl -b -u initrd-parse-etc.service; systemctl status initrd-parse-etc.service\n");
+                     "  Details: journalctl -b -u initrd-parse-etc.service; systemctl status initrd-parse-etc.service\n"
+                     "Unlocking an encrypted volume failed: systemd-cryptsetup@luks\\x2d4c55.service (result: exit-code)\n"
+                     "  A wrong passphrase, a missing key file or a missing cipher module. Unlock it by hand\n"
+                     "  with cryptsetup open DEVICE NAME, then leave the shell to retry the boot.\n"
+                     "  Details: journalctl -b -u 'systemd-cryptsetup@luks\\x2d4c55.service'; systemctl status 'systemd-cryptsetup@luks\\x2d4c55.service'\n");
 }
 
 TEST_MAIN();

@@ -32,6 +32,9 @@ size=$(awk '$3 == "usr/lib/foyer/foyer-explain" { print $2 }' "$tmp/with.ls")
 has "$tmp/with.ls" usr/lib/systemd/system/foyer-failure-report.service || fail "foyer-failure-report.service is missing"
 has "$tmp/with.ls" usr/lib/systemd/system/emergency.target.d/10-foyer-failure-report.conf ||
         fail "emergency.target.d/10-foyer-failure-report.conf is missing"
+# "exit" in the emergency shell runs "systemctl default": default.target must be initrd.target.
+grep -q '^l.* usr/lib/systemd/system/default.target -> initrd.target$' "$tmp/with.ls" ||
+        fail "usr/lib/systemd/system/default.target is not a link to initrd.target"
 
 for tool in less lsblk findmnt dmesg; do
         if [ -x "/usr/bin/$tool" ]; then
