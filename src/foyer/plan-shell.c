@@ -62,10 +62,17 @@ int plan_shell(Manifest *m, const BuildConfig *c) {
         int r;
 
         if (c->no_shell)
-                return add_no_shell(m);
+                return 0;
 
         r = plan_add_item(m, UNITDIR "/debug-shell.service", NEED_REQUIRED, "rd.systemd.debug_shell");
         if (r < 0)
                 return r;
         return plan_add_text(m, BREAK_SHELL, 0755, break_shell, "rd.break= (foyer-break@.service)");
+}
+
+int plan_shell_finish(Manifest *m, const BuildConfig *c) {
+        /* Last, after every planner and the user's --add-file: a shell from any of them fails the build. */
+        if (c->no_shell)
+                return add_no_shell(m);
+        return 0;
 }

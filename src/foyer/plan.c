@@ -659,5 +659,9 @@ int plan_image(Manifest *m, const BuildConfig *c, const Probe *p) {
         if (r < 0)
                 return r;
 
-        return plan_crypt_keys(m, c);
+        r = plan_crypt_keys(m, c);
+        if (r < 0)
+                return r;
+
+        return plan_shell_finish(m, c);
 }

@@ -65,6 +65,13 @@ for f in $shells usr/bin/bash usr/bin/rbash usr/bin/busybox; do
         [[ -e $tmp/ns/$f || -L $tmp/ns/$f ]] && fail "--no-shell image has $f"
 done
 [[ -s $tmp/ns/etc/foyer/no-shell ]] || fail "--no-shell image lacks /etc/foyer/no-shell"
+# A shell added by hand is caught too, whichever planner or option brings it.
+if "$foyer" build --kver "$kver" -o "$tmp/ns3.img" --no-shell --add-file /usr/bin/dash:/usr/bin/sh \
+        >"$tmp/ns3.log" 2>&1; then
+        fail "--no-shell accepted --add-file of a shell"
+fi
+grep -q -- "--no-shell: /usr/bin/sh is in the image" "$tmp/ns3.log" || fail "--no-shell refusal does not name /usr/bin/sh"
+[[ -e $tmp/ns3.img ]] && fail "--no-shell left an image behind after refusing"
 
 echo "== the generator honours the image's marker over the command line"
 mkdir -p "$tmp/out"
