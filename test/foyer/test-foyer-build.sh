@@ -5,28 +5,10 @@
 # two builds are byte-identical; configuration files apply; and each kind of bad input ends in
 # one clear error, a non-zero exit and nothing at the output path.
 # Usage: test-foyer-build.sh FOYER GENERATOR-DIR UNIT-DIR
-set -eu
-foyer=$1
-export FOYER_GENERATOR_DIR=$2 FOYER_UNIT_DIR=$3
-export FOYER_CONFIG_ROOT=/nonexistent SOURCE_DATE_EPOCH=1700000000
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
-
-if ! compgen -G "$FOYER_GENERATOR_DIR/foyer-*" >/dev/null; then
-        echo "no foyer generators built in $FOYER_GENERATOR_DIR yet; skipping"
-        exit 77
-fi
-kver=
-for d in /usr/lib/modules/*/; do
-        [ -e "$d/modules.order" ] && kver=$(basename "$d")
-done
-if [ -z "$kver" ]; then
-        echo "no kernel with modules installed (package linux-image-amd64); skipping"
-        exit 77
-fi
-
-tmp=$(mktemp -d /tmp/test-foyer.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/lib.sh" "$@"
+require_generator
+require_kernel
+make_tmp test-foyer
 
 echo "== build for $kver"
 "$foyer" build --kver "$kver" -o "$tmp/a.img" --cmdline "rd.foyer.test=1 quiet"

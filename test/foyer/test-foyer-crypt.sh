@@ -6,32 +6,11 @@
 # /etc/cryptsetup-keys.d/ names them; an image holding one is written 0600 with a warning naming
 # them; bad input fails with one clear error and no output.
 # Usage: test-foyer-crypt.sh FOYER GENERATOR-DIR UNIT-DIR
-set -eu
-foyer=$1
-export FOYER_GENERATOR_DIR=$2 FOYER_UNIT_DIR=$3
-export FOYER_CONFIG_ROOT=/nonexistent SOURCE_DATE_EPOCH=1700000000
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
-
-if ! compgen -G "$FOYER_GENERATOR_DIR/foyer-*" >/dev/null; then
-        echo "no foyer generators built in $FOYER_GENERATOR_DIR yet; skipping"
-        exit 77
-fi
-kver=
-for d in /usr/lib/modules/*/; do
-        [ -e "$d/modules.order" ] && kver=$(basename "$d")
-done
-if [ -z "$kver" ]; then
-        echo "no kernel with modules installed (package linux-image-amd64); skipping"
-        exit 77
-fi
-if [ ! -x /usr/lib/systemd/systemd-cryptsetup ]; then
-        echo "systemd-cryptsetup is not installed; skipping"
-        exit 77
-fi
-
-tmp=$(mktemp -d /tmp/test-foyer-crypt.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/lib.sh" "$@"
+require_generator
+require_kernel
+[ -x /usr/lib/systemd/systemd-cryptsetup ] || skip "systemd-cryptsetup is not installed"
+make_tmp test-foyer-crypt
 build() { "$foyer" build --kver "$kver" -c none "$@"; }
 # mode_of IMAGE PATH: the mode column of foyer ls for PATH
 mode_of() { "$foyer" ls "$1" | awk -v p="$2" '$3 == p { print $1 }'; }

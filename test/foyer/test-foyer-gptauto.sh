@@ -7,27 +7,10 @@
 # links it), the efivarfs module, systemd-growfs for the grow-fs flag, and not systemd's own
 # systemd-gpt-auto-generator.
 # Usage: test-foyer-gptauto.sh FOYER GENERATOR-DIR UNIT-DIR
-set -eu
-foyer=$1
-export FOYER_GENERATOR_DIR=$2 FOYER_UNIT_DIR=$3
-export FOYER_CONFIG_ROOT=/nonexistent SOURCE_DATE_EPOCH=1700000000
-
-if [ ! -x "$FOYER_GENERATOR_DIR/foyer-gpt-auto-generator" ]; then
-        echo "foyer-gpt-auto-generator not built in $FOYER_GENERATOR_DIR; skipping"
-        exit 77
-fi
-kver=
-for d in /usr/lib/modules/*/; do
-        [ -e "$d/modules.order" ] && kver=$(basename "$d")
-done
-if [ -z "$kver" ]; then
-        echo "no kernel with modules installed (package linux-image-amd64); skipping"
-        exit 77
-fi
-
-tmp=$(mktemp -d /tmp/test-foyer-gptauto.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/lib.sh" "$@"
+require_generator foyer-gpt-auto-generator
+require_kernel
+make_tmp test-foyer-gptauto
 
 "$foyer" build --kver "$kver" -o "$tmp/a.img" >"$tmp/build.log" 2>&1 || { cat "$tmp/build.log"; fail "foyer build"; }
 mkdir "$tmp/root"

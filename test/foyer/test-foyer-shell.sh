@@ -6,28 +6,11 @@
 # /etc/foyer/no-shell, with which foyer-debug-generator turns rd.shell=1 and rd.break into the
 # emergency action; a bad NoShell= value fails the build naming the setting.
 # Usage: test-foyer-shell.sh FOYER GENERATOR-DIR UNIT-DIR
-set -eu
-foyer=$1
-export FOYER_GENERATOR_DIR=$2 FOYER_UNIT_DIR=$3
-export FOYER_CONFIG_ROOT=/nonexistent SOURCE_DATE_EPOCH=1700000000
-generator=$2/foyer-debug-generator
-
-if [[ ! -x $generator ]]; then
-        echo "foyer-debug-generator is not built in $2 yet; skipping"
-        exit 77
-fi
-kver=
-for d in /usr/lib/modules/*/; do
-        [ -e "$d/modules.order" ] && kver=$(basename "$d")
-done
-if [ -z "$kver" ]; then
-        echo "no kernel with modules installed (package linux-image-amd64); skipping"
-        exit 77
-fi
-
-tmp=$(mktemp -d /tmp/test-foyer-shell.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/lib.sh" "$@"
+generator=$FOYER_GENERATOR_DIR/foyer-debug-generator
+require_generator foyer-debug-generator
+require_kernel
+make_tmp test-foyer-shell
 shells="usr/bin/sh usr/bin/dash usr/sbin/sulogin usr/lib/systemd/systemd-sulogin-shell
         usr/lib/foyer/foyer-break-shell usr/lib/systemd/system/debug-shell.service"
 
