@@ -214,16 +214,11 @@ int plan_crypt_keys(Manifest *m, const BuildConfig *c) {
 
         STRV_FOREACH(f, c->add_key_files) {
                 _cleanup_free_ char *src = NULL, *dest = NULL;
-                const char *colon = strchr(*f, ':');
                 struct stat st;
 
-                src = colon ? strndup(*f, colon - *f) : strdup(*f);
-                dest = colon ? strdup(colon + 1) : strdup(*f);
-                if (!src || !dest)
-                        return log_oom();
-                if (dest[0] != '/')
-                        return log_error_errno(SYNTHETIC_ERRNO(EINVAL),
-                                               "--add-key-file %s: the destination must be absolute (use SRC:/DEST).", *f);
+                r = plan_split_file_spec("--add-key-file", *f, &src, &dest);
+                if (r < 0)
+                        return r;
                 if (stat(src, &st) < 0)
                         return log_error_errno(errno, "--add-key-file %s: %s: %m", *f, src);
                 if (!S_ISREG(st.st_mode))

@@ -551,20 +551,31 @@ static int add_conf_dir(Manifest *m, const char *dir, const char *reason) {
         return 0;
 }
 
+int plan_split_file_spec(const char *option, const char *spec, char **ret_src, char **ret_dest) {
+        _cleanup_free_ char *src = NULL, *dest = NULL;
+        const char *colon = strchr(spec, ':');
+
+        src = colon ? strndup(spec, colon - spec) : strdup(spec);
+        dest = colon ? strdup(colon + 1) : strdup(spec);
+        if (!src || !dest)
+                return log_oom();
+        if (dest[0] != '/')
+                return log_error_errno(SYNTHETIC_ERRNO(EINVAL),
+                                       "%s %s: the destination must be absolute (use SRC:/DEST).", option, spec);
+        *ret_src = TAKE_PTR(src);
+        *ret_dest = TAKE_PTR(dest);
+        return 0;
+}
+
 static int add_user_files(Manifest *m, const BuildConfig *c) {
         int r;
 
         STRV_FOREACH(f, c->add_files) {
                 _cleanup_free_ char *src = NULL, *dest = NULL;
-                const char *colon = strchr(*f, ':');
 
-                src = colon ? strndup(*f, colon - *f) : strdup(*f);
-                dest = colon ? strdup(colon + 1) : strdup(*f);
-                if (!src || !dest)
-                        return log_oom();
-                if (dest[0] != '/')
-                        return log_error_errno(SYNTHETIC_ERRNO(EINVAL),
-                                               "--add-file %s: the destination must be absolute (use SRC:/DEST).", *f);
+                r = plan_split_file_spec("--add-file", *f, &src, &dest);
+                if (r < 0)
+                        return r;
                 if (access(src, F_OK) < 0)
                         return log_error_errno(errno, "--add-file %s: %s: %m", *f, src);
                 r = plan_add_tree(m, src, dest, "--add-file");

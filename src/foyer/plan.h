@@ -49,6 +49,9 @@ typedef struct Item {
 /* Adds a path of the source tree (and what its symlinks point to); a missing NEED_REQUIRED path
  * fails the build naming it and why it is needed. */
 int plan_add_item(Manifest *m, const char *path, Need need, const char *why);
+/* Splits an option's "SRC[:DEST]" (DEST defaults to SRC and must be absolute); errors name the
+ * option and the value. */
+int plan_split_file_spec(const char *option, const char *spec, char **ret_src, char **ret_dest);
 /* Adds a file or directory tree of the build host under dest. */
 int plan_add_tree(Manifest *m, const char *src, const char *dest, const char *reason);
 /* Adds a file with the given content. */
