@@ -43,21 +43,13 @@ trap 'rm -rf "$tmp" "$fakebin"' EXIT
 
 if ((regen)); then
         set -e
-        if (($# > 0)); then cases=("$@"); else
-                cases=()
-                for c in "$casedir"/*.cmdline; do cases+=("$(basename "$c" .cmdline)"); done
-        fi
+        mapfile -t cases < <(cases_of "$@")
         for c in "${cases[@]}"; do
                 gen=$systemd
                 [[ $c == [0-9]*-foyer-* ]] && gen=$foyer
-                rm -rf "${casedir:?}/$c.expected" "$casedir/$c.exit"
                 rc=$(run_case "$gen" "$casedir/$c" "$tmp/$c")
                 normalise "$tmp/$c" "$(basename "$gen")"
-                mv "$tmp/$c" "$casedir/$c.expected"
-                for d in normal early late; do
-                        [[ -n $(ls -A "$casedir/$c.expected/$d") ]] || touch "$casedir/$c.expected/$d/.gitkeep"
-                done
-                [[ $rc == 0 ]] || echo "$rc" >"$casedir/$c.exit"
+                store_expected "$tmp/$c" "$casedir/$c.expected" "$rc"
                 echo "$c: $(basename "$gen") exit $rc"
         done
         exit 0
@@ -75,11 +67,7 @@ for c in "$casedir"/*.cmdline; do
                 foyer_only=$((foyer_only + 1))
                 continue
         fi
-        {
-                [[ $rs == "$rf" ]] || echo "exit status: systemd $rs, foyer $rf"
-                diff -u --label systemd --label foyer <(list_tree "$tmp/$c.systemd") <(list_tree "$tmp/$c.foyer") &&
-                        diff -ru --no-dereference "$tmp/$c.systemd" "$tmp/$c.foyer"
-        } >"$tmp/$c.diff" 2>&1
+        diff_outputs "$tmp/$c.systemd" "$tmp/$c.foyer" "$rs" "$rf" >"$tmp/$c.diff" 2>&1
         if [[ -s $tmp/$c.diff ]]; then
                 echo "FAIL $c: outputs differ"
                 sed 's/^/    /' "$tmp/$c.diff"

@@ -38,11 +38,7 @@ for c in "$casedir"/*.cmdline; do
         rf=$(run_case "$foyer" "$base" "$tmp/$c.foyer")
         normalise "$tmp/$c.systemd" "$(basename "$systemd")"
         normalise "$tmp/$c.foyer" "$(basename "$foyer")"
-        {
-                [[ $rs == "$rf" ]] || echo "exit status: systemd $rs, foyer $rf"
-                diff -u --label systemd --label foyer <(list_tree "$tmp/$c.systemd") <(list_tree "$tmp/$c.foyer") &&
-                        diff -ru --no-dereference "$tmp/$c.systemd" "$tmp/$c.foyer"
-        } >"$tmp/$c.diff" 2>&1
+        diff_outputs "$tmp/$c.systemd" "$tmp/$c.foyer" "$rs" "$rf" >"$tmp/$c.diff" 2>&1
         if [[ -s $tmp/$c.diff ]]; then
                 if grep -qxF "$c" <<<"$known"; then
                         echo "LISTED $c"

@@ -83,58 +83,30 @@ normalise_tree() {
         done
 }
 
-cases_of() {
-        if (($# > 0)); then printf '%s\n' "$@"; else
-                for c in "$casedir"/*.cmdline; do basename "$c" .cmdline; done
-        fi
-}
-
 golden() {
-        local failed=0 passed=0 c base rc expected_exit fw
+        local failed=0 passed=0 c base rc fw
         while IFS= read -r c; do
                 base="$casedir/$c"
-                expected_exit=0
-                [[ -f $base.exit ]] && expected_exit=$(cat "$base.exit")
                 fw="$tmp/$c.sys/firmware"
                 mkdir -p "$fw"
                 make_firmware "$base" "$fw" || { failed=$((failed + 1)); continue; }
                 rc=$(run_gpt_case "$generator" "$base" "$tmp/$c" "FOYER_SYSFS=$tmp/$c.sys" $(container_env "$base"))
                 normalise_tree "$tmp/$c"
-                ok=1
-                if [[ $rc != "$expected_exit" ]]; then
-                        echo "FAIL $c: exit status $rc, expected $expected_exit"
-                        sed 's/^/    /' "$tmp/$c.log"
-                        ok=0
-                fi
-                if ! diff -u <(list_tree "$base.expected") <(list_tree "$tmp/$c") >"$tmp/$c.diff"; then
-                        echo "FAIL $c: file list or symlink targets differ"
-                        sed 's/^/    /' "$tmp/$c.diff"
-                        ok=0
-                elif ! diff -ru --no-dereference --exclude=.gitkeep "$base.expected" "$tmp/$c" >"$tmp/$c.diff"; then
-                        echo "FAIL $c: contents differ"
-                        sed 's/^/    /' "$tmp/$c.diff"
-                        ok=0
-                fi
-                if ((ok)); then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+                if check_golden "$c" "$tmp/$c" "$rc" "$base"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
         done < <(cases_of "$@")
         echo "$(basename "$generator"): $passed passed, $failed failed"
         ((failed == 0 && passed > 0))
 }
 
 regen() {
-        local c base rc d
+        local c base rc
         while IFS= read -r c; do
                 base="$casedir/$c"
-                rm -rf "${casedir:?}/$c.expected" "$casedir/$c.exit"
                 mkdir -p "$tmp/$c.sys/firmware"
                 make_firmware "$base" "$tmp/$c.sys/firmware"
                 rc=$(run_gpt_case "$generator" "$base" "$tmp/$c" "FOYER_SYSFS=$tmp/$c.sys" $(container_env "$base"))
                 normalise_tree "$tmp/$c"
-                mv "$tmp/$c" "$base.expected"
-                for d in normal early late; do
-                        [[ -n $(ls -A "$base.expected/$d") ]] || touch "$base.expected/$d/.gitkeep"
-                done
-                [[ $rc == 0 ]] || echo "$rc" >"$base.exit"
+                store_expected "$tmp/$c" "$base.expected" "$rc"
                 echo "$c: exit $rc"
         done < <(cases_of "$@")
 }
@@ -190,9 +162,7 @@ diff_inside() {
                         if [[ -e $tmp/$c.foyer/late/foyer-gpt-auto-root.service ]]; then
                                 echo "foyer-gpt-auto-root.service without sysroot.mount"
                         fi
-                        [[ $rs == "$rf" ]] || echo "exit status: systemd $rs, foyer $rf"
-                        diff -u --label systemd --label foyer <(list_tree "$tmp/$c.systemd") <(list_tree "$tmp/$c.foyer") &&
-                                diff -ru --no-dereference "$tmp/$c.systemd" "$tmp/$c.foyer"
+                        diff_outputs "$tmp/$c.systemd" "$tmp/$c.foyer" "$rs" "$rf"
                 } >"$tmp/$c.diff" 2>&1
                 if [[ -s $tmp/$c.diff ]]; then
                         echo "FAIL $c"
@@ -228,7 +198,7 @@ case $mode in
                         echo "SKIP: cannot make a private mount namespace (needs root)"
                         exit 77
                 fi
-                export -f diff_inside make_firmware run_gpt_case normalise_tree cases_of list_tree container_env
+                export -f diff_inside make_firmware run_gpt_case normalise_tree cases_of list_tree diff_outputs container_env
                 export generator casedir tmp fakebin esp_uuid
                 unshare -m --propagation private bash -c 'diff_inside "$1"' sh "$systemd"
                 ;;

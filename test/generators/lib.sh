@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Shared by run-golden.sh and diff-root.sh; callers set $casedir.
+# Shared by the golden, differential and regeneration scripts here; callers set $casedir.
 
 docs="$(dirname "${BASH_SOURCE[0]}")/../../docs/kernel-command-line.md"
 
@@ -82,4 +82,55 @@ normalise() {
 # Lists a tree: type, path and symlink target per line.
 list_tree() {
         (cd "$1" && find . -mindepth 1 ! -name .gitkeep -printf '%y %p -> %l\n' | LC_ALL=C sort)
+}
+
+# Compares output tree $2 (with its log $2.log; the diff goes to $2.diff) of case $1 and its exit status
+# $3 with the golden files $4.expected/ and $4.exit (default 0); prints FAIL lines and returns 1 on any
+# difference.
+check_golden() {
+        local c=$1 out=$2 rc=$3 base=$4 expected_exit=0 ok=0
+        [[ -f $base.exit ]] && expected_exit=$(cat "$base.exit")
+        if [[ $rc != "$expected_exit" ]]; then
+                echo "FAIL $c: exit status $rc, expected $expected_exit"
+                sed 's/^/    /' "$out.log"
+                ok=1
+        fi
+        # Paths and symlink targets first (diff -r does not compare link targets), then contents.
+        if ! diff -u <(list_tree "$base.expected") <(list_tree "$out") >"$out.diff"; then
+                echo "FAIL $c: file list or symlink targets differ"
+                sed 's/^/    /' "$out.diff"
+                ok=1
+        elif ! diff -ru --no-dereference --exclude=.gitkeep "$base.expected" "$out" >"$out.diff"; then
+                echo "FAIL $c: contents differ"
+                sed 's/^/    /' "$out.diff"
+                ok=1
+        fi
+        return $ok
+}
+
+# Prints the differences between systemd's output tree $1 (exit status $3) and foyer's $2 (status $4):
+# exit statuses, paths and symlink targets, then contents; nothing when they are identical.
+diff_outputs() {
+        [[ $3 == "$4" ]] || echo "exit status: systemd $3, foyer $4"
+        diff -u --label systemd --label foyer <(list_tree "$1") <(list_tree "$2") &&
+                diff -ru --no-dereference "$1" "$2"
+}
+
+# Moves a finished (normalised) output tree $1 to golden directory $2 (replaced), keeping empty
+# normal/, early/, late/ with a .gitkeep, and stores exit status $3 in $2's NN-name.exit unless it is 0.
+store_expected() {
+        local out=$1 dest=$2 rc=$3 d
+        rm -rf "$dest" "${dest%.expected}.exit"
+        mv "$out" "$dest"
+        for d in normal early late; do
+                [[ -n $(ls -A "$dest/$d") ]] || touch "$dest/$d/.gitkeep"
+        done
+        [[ $rc == 0 ]] || echo "$rc" >"${dest%.expected}.exit"
+}
+
+# The case names: the arguments, or every CASEDIR/NN-name.cmdline.
+cases_of() {
+        if (($# > 0)); then printf '%s\n' "$@"; else
+                for c in "$casedir"/*.cmdline; do basename "$c" .cmdline; done
+        fi
 }

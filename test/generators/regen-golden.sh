@@ -19,23 +19,15 @@ fake_fsck_bin
 trap 'rm -rf "$fakebin"' EXIT
 known=$(known_differences "$(diff_table "$casedir")")
 
-if (($# > 0)); then cases=("$@"); else
-        cases=()
-        for c in "$casedir"/*.cmdline; do cases+=("$(basename "$c" .cmdline)"); done
-fi
+mapfile -t cases < <(cases_of "$@")
 
 for c in "${cases[@]}"; do
         gen=$systemd
         grep -qxF "$c" <<<"$known" && gen=$foyer
-        rm -rf "${casedir:?}/$c.expected" "$casedir/$c.exit"
         tmp=$(mktemp -d)
         rc=$(run_case "$gen" "$casedir/$c" "$tmp/out")
         normalise "$tmp/out" "$(basename "$gen")"
-        mv "$tmp/out" "$casedir/$c.expected"
+        store_expected "$tmp/out" "$casedir/$c.expected" "$rc"
         rm -rf "$tmp"
-        for d in normal early late; do
-                [[ -n $(ls -A "$casedir/$c.expected/$d") ]] || touch "$casedir/$c.expected/$d/.gitkeep"
-        done
-        [[ $rc == 0 ]] || echo "$rc" >"$casedir/$c.exit"
         echo "$c: $(basename "$gen") exit $rc"
 done

@@ -38,41 +38,16 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp" "$fakebin"' EXIT
 failed=0 passed=0 skipped=0
 
-if (($# > 0)); then
-        cases=("$@")
-else
-        cases=()
-        for c in "$casedir"/*.cmdline; do cases+=("$(basename "$c" .cmdline)"); done
-fi
-
+mapfile -t cases < <(cases_of "$@")
 for c in "${cases[@]}"; do
         if grep -qxF "$c" <<<"$skip"; then
                 echo "SKIP $c (known difference)"
                 skipped=$((skipped + 1))
                 continue
         fi
-        base="$casedir/$c"
-        expected_exit=0
-        [[ -f $base.exit ]] && expected_exit=$(cat "$base.exit")
-        rc=$(run_case "$generator" "$base" "$tmp/$c")
+        rc=$(run_case "$generator" "$casedir/$c" "$tmp/$c")
         normalise "$tmp/$c" "$name"
-        ok=1
-        if [[ $rc != "$expected_exit" ]]; then
-                echo "FAIL $c: exit status $rc, expected $expected_exit"
-                sed 's/^/    /' "$tmp/$c.log"
-                ok=0
-        fi
-        # Paths and symlink targets first (diff -r does not compare link targets), then contents.
-        if ! diff -u <(list_tree "$base.expected") <(list_tree "$tmp/$c") >"$tmp/$c.diff"; then
-                echo "FAIL $c: file list or symlink targets differ"
-                sed 's/^/    /' "$tmp/$c.diff"
-                ok=0
-        elif ! diff -ru --no-dereference --exclude=.gitkeep "$base.expected" "$tmp/$c" >"$tmp/$c.diff"; then
-                echo "FAIL $c: contents differ"
-                sed 's/^/    /' "$tmp/$c.diff"
-                ok=0
-        fi
-        if ((ok)); then
+        if check_golden "$c" "$tmp/$c" "$rc" "$casedir/$c"; then
                 passed=$((passed + 1))
         else
                 failed=$((failed + 1))
