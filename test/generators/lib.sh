@@ -45,9 +45,20 @@ fake_fsck_bin() {
         fi
 }
 
+# The extra VAR=value lines of case $1 (its NN-name.env, if any; blank and # lines skipped), with
+# @CASEDIR@ replaced by $casedir.
+case_env() {
+        local line
+        [[ -f $1.env ]] || return 0
+        while IFS= read -r line; do
+                [[ -z $line || $line == \#* ]] && continue
+                printf '%s\n' "${line//@CASEDIR@/$casedir}"
+        done <"$1.env"
+}
+
 # Runs generator $1 on case $2 into $3 (which gets normal/ early/ late/); prints the exit status.
 run_case() {
-        local generator=$1 base=$2 out=$3
+        local generator=$1 base=$2 out=$3 extra
         local -a env=(PATH="$fakebin:/usr/bin:/bin" SYSTEMD_IN_INITRD=1 SYSTEMD_EFI_OPTIONS=
                       FOYER_CMDLINE_DIR=/nonexistent SYSTEMD_FSTAB=/dev/null SYSTEMD_SYSROOT_FSTAB=/dev/null
                       "SYSTEMD_PROC_CMDLINE=$(cat "$base.cmdline")")
@@ -55,12 +66,8 @@ run_case() {
         [[ -f $base.initrd-fstab ]] && env+=("SYSTEMD_FSTAB=$base.initrd-fstab")
         # The initrd's /etc/crypttab (systemd 252 reads $SYSTEMD_CRYPTTAB instead, as foyer's does).
         if [[ -f $base.crypttab ]]; then env+=("SYSTEMD_CRYPTTAB=$base.crypttab"); else env+=(SYSTEMD_CRYPTTAB=/dev/null); fi
-        if [[ -f $base.env ]]; then
-                while IFS= read -r line; do
-                        [[ -z $line || $line == \#* ]] && continue
-                        env+=("${line//@CASEDIR@/$casedir}")
-                done <"$base.env"
-        fi
+        mapfile -t extra < <(case_env "$base")
+        env+=("${extra[@]}")
         mkdir -p "$out"/{normal,early,late}
         env -i "${env[@]}" "$generator" "$out/normal" "$out/early" "$out/late" 2>"$out.log"
         echo $?
