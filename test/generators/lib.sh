@@ -141,3 +141,22 @@ cases_of() {
                 for c in "$casedir"/*.cmdline; do basename "$c" .cmdline; done
         fi
 }
+
+# For the write-failure tests: a generator run (exit status $2, stderr in $tmp/log) found file $1, made
+# beforehand with the content "precious", in its way. It must have failed with "Duplicate entry", left
+# the file as it was and no temporary file (.#*) beside it. Prints FAIL lines (named $3) and returns 1
+# otherwise.
+check_kept() {
+        local file=$1 rc=$2 what=$3 ok=0
+        if [[ $rc == 0 || $(cat "$file") != precious ]] || ! grep -q "Duplicate entry" "$tmp/log"; then
+                echo "FAIL: $what: exit $rc, content $(cat "$file")"
+                cat "$tmp/log"
+                ok=1
+        fi
+        if find "$(dirname "$file")" -name '.#*' | grep -q .; then
+                echo "FAIL: temporary files left behind:"
+                find "$(dirname "$file")" -name '.#*'
+                ok=1
+        fi
+        return $ok
+}

@@ -8,6 +8,7 @@
 # without it, and an output directory that cannot be created fails cleanly.
 set -u
 generator=$(realpath "$1")
+source "$(dirname "$(realpath "$0")")/lib.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
@@ -21,12 +22,7 @@ run() {
 mkdir -p "$tmp/a/foyer-lvm"
 echo precious >"$tmp/a/foyer-lvm/lvmlocal.conf"
 run "$tmp/a"
-rc=$?
-if [[ $rc == 0 || $(cat "$tmp/a/foyer-lvm/lvmlocal.conf") != precious ]] || ! grep -q "Duplicate entry" "$tmp/log"; then
-        echo "FAIL: existing lvmlocal.conf: exit $rc, content $(cat "$tmp/a/foyer-lvm/lvmlocal.conf")"
-        cat "$tmp/log"
-        fail=1
-fi
+check_kept "$tmp/a/foyer-lvm/lvmlocal.conf" $? "existing lvmlocal.conf" || fail=1
 if [[ $(find "$tmp/a" -mindepth 1 | sort | tr '\n' ' ') != "$tmp/a/foyer-lvm $tmp/a/foyer-lvm/lvmlocal.conf " ]]; then
         echo "FAIL: files other than the existing one:"
         find "$tmp/a"

@@ -8,6 +8,7 @@
 # an output directory that cannot be created fails cleanly.
 set -u
 generator=$(realpath "$1")
+source "$(dirname "$(realpath "$0")")/lib.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
@@ -22,17 +23,7 @@ run() {
 mkdir -p "$tmp/a"
 echo "precious" >"$tmp/a/sysroot.mount"
 run "$tmp/a"
-rc=$?
-if [[ $rc == 0 || $(cat "$tmp/a/sysroot.mount") != precious ]] || ! grep -q "Duplicate entry" "$tmp/log"; then
-        echo "FAIL: existing sysroot.mount: exit $rc, content $(cat "$tmp/a/sysroot.mount")"
-        cat "$tmp/log"
-        fail=1
-fi
-if find "$tmp/a" -name '.#*' | grep -q .; then
-        echo "FAIL: temporary files left behind:"
-        find "$tmp/a" -name '.#*'
-        fail=1
-fi
+check_kept "$tmp/a/sysroot.mount" $? "existing sysroot.mount" || fail=1
 
 # 2. An output directory below a regular file cannot be created.
 touch "$tmp/file"
