@@ -33,12 +33,7 @@ failed=0 same=0 listed=0
 
 for c in "$casedir"/*.cmdline; do
         c=$(basename "$c" .cmdline)
-        base="$casedir/$c"
-        rs=$(run_case "$systemd" "$base" "$tmp/$c.systemd")
-        rf=$(run_case "$foyer" "$base" "$tmp/$c.foyer")
-        normalise "$tmp/$c.systemd" "$(basename "$systemd")"
-        normalise "$tmp/$c.foyer" "$(basename "$foyer")"
-        diff_outputs "$tmp/$c.systemd" "$tmp/$c.foyer" "$rs" "$rf" >"$tmp/$c.diff" 2>&1
+        diff_case "$systemd" "$foyer" "$c"
         if [[ -s $tmp/$c.diff ]]; then
                 if grep -qxF "$c" <<<"$known"; then
                         echo "LISTED $c"

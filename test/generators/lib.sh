@@ -123,6 +123,17 @@ diff_outputs() {
                 diff -ru --no-dereference "$1" "$2"
 }
 
+# Runs systemd's generator $1 and foyer's $2 on case $3 of $casedir into $tmp/$3.systemd and
+# $tmp/$3.foyer, normalises both and writes their differences (diff_outputs) to $tmp/$3.diff.
+diff_case() {
+        local systemd=$1 foyer=$2 c=$3 rs rf
+        rs=$(run_case "$systemd" "$casedir/$c" "$tmp/$c.systemd")
+        rf=$(run_case "$foyer" "$casedir/$c" "$tmp/$c.foyer")
+        normalise "$tmp/$c.systemd" "$(basename "$systemd")"
+        normalise "$tmp/$c.foyer" "$(basename "$foyer")"
+        diff_outputs "$tmp/$c.systemd" "$tmp/$c.foyer" "$rs" "$rf" >"$tmp/$c.diff" 2>&1
+}
+
 # Moves a finished (normalised) output tree $1 to golden directory $2 (replaced), keeping empty
 # normal/, early/, late/ with a .gitkeep, and stores exit status $3 in $2's NN-name.exit unless it is 0.
 store_expected() {
