@@ -153,6 +153,15 @@ cases_of() {
         fi
 }
 
+# The start of the error tests (test-*.sh GENERATOR): $generator as an absolute path, a scratch
+# directory $tmp removed on exit, and fail=0.
+begin_error_test() {
+        generator=$(realpath "$1")
+        tmp=$(mktemp -d)
+        trap 'rm -rf "$tmp"' EXIT
+        fail=0
+}
+
 # For the write-failure tests: a generator run (exit status $2, stderr in $tmp/log) found file $1, made
 # beforehand with the content "precious", in its way. It must have failed with "Duplicate entry", left
 # the file as it was and no temporary file (.#*) beside it. Prints FAIL lines (named $3) and returns 1

@@ -7,11 +7,8 @@
 # behind: an existing lvmlocal.conf stays as it was ("Duplicate entry"), no drop-in is written
 # without it, and an output directory that cannot be created fails cleanly.
 set -u
-generator=$(realpath "$1")
 source "$(dirname "$(realpath "$0")")/lib.sh"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
+begin_error_test "$1"
 
 run() {
         env -i SYSTEMD_IN_INITRD=1 SYSTEMD_EFI_OPTIONS= FOYER_CMDLINE_DIR=/nonexistent \

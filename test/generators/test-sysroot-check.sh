@@ -7,10 +7,8 @@
 # only if an x-initrd.mount or /usr entry exists runs "systemctl daemon-reload" and
 # "systemctl --no-block start initrd-fs.target swap.target" (a fake systemctl records the calls).
 set -u
-generator=$(realpath "$1")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
+source "$(dirname "$(realpath "$0")")/lib.sh"
+begin_error_test "$1"
 
 cat >"$tmp/systemctl" <<'EOS'
 #!/bin/sh
