@@ -36,3 +36,19 @@ make_tmp() {
         tmp=$(mktemp -d "/tmp/$1.XXXXXX")
         trap 'rm -rf "$tmp"' EXIT
 }
+
+# expect_error DESCRIPTION PATTERN COMMAND...: the command fails with exactly one line on stderr,
+# matching PATTERN, and creates nothing at $out (the output path the test uses, if set).
+expect_error() {
+        local what=$1 pattern=$2 existed=
+        shift 2
+        echo "== bad input: $what"
+        [ -e "${out:-}" ] && existed=1
+        if "$@" >"$tmp/stdout" 2>"$tmp/stderr"; then
+                fail "$what: exit status 0"
+        fi
+        cat "$tmp/stderr"
+        grep -q -- "$pattern" "$tmp/stderr" || fail "$what: message does not match '$pattern'"
+        [ "$(grep -c . "$tmp/stderr")" -eq 1 ] || fail "$what: expected exactly one line on stderr"
+        [ -n "$existed" ] || [ ! -e "${out:-}" ] || fail "$what: output $out left behind"
+}

@@ -105,18 +105,6 @@ FOYER_CONFIG_ROOT="$tmp/conf" "$foyer" build --kver "$kver" -c zstd --cmdline fr
 head -c4 "$tmp/c.img" | od -An -tx1 | grep -q '28 b5 2f fd' || fail "command line must win"
 rm -rf "$tmp/c" "$tmp/c.img"
 
-# expect_error DESCRIPTION PATTERN COMMAND...: fails with one error line matching PATTERN.
-expect_error() {
-        local what=$1 pattern=$2
-        shift 2
-        echo "== bad input: $what"
-        if "$@" >"$tmp/stdout" 2>"$tmp/stderr"; then
-                fail "$what: exit status 0"
-        fi
-        cat "$tmp/stderr"
-        grep -q -- "$pattern" "$tmp/stderr" || fail "$what: message does not match '$pattern'"
-        [ "$(grep -c . "$tmp/stderr")" -eq 1 ] || fail "$what: expected exactly one line on stderr"
-}
 
 out=$tmp/out.img
 expect_error "unknown kernel version" "present: .*$kver" "$foyer" build --kver 0.0-none -o "$out"

@@ -101,19 +101,6 @@ cat "$tmp/stderr"
 [ -n "$(mode_of "$tmp/conf.img" etc/crypttab)" ] || fail "Crypttab= not installed"
 rm -f "$tmp"/*.img
 
-# expect_error DESCRIPTION PATTERN COMMAND...: fails with one error line matching PATTERN.
-expect_error() {
-        local what=$1 pattern=$2
-        shift 2
-        echo "== bad input: $what"
-        if "$@" >"$tmp/stdout" 2>"$tmp/stderr"; then
-                fail "$what: exit status 0"
-        fi
-        cat "$tmp/stderr"
-        grep -q -- "$pattern" "$tmp/stderr" || fail "$what: message does not match '$pattern'"
-        [ "$(grep -c . "$tmp/stderr")" -eq 1 ] || fail "$what: expected exactly one line on stderr"
-        [ ! -e "$out" ] || fail "$what: output left behind"
-}
 out=$tmp/out.img
 expect_error "missing crypttab" "crypttab $tmp/no-such-crypttab: No such file" \
         build -o "$out" --crypttab "$tmp/no-such-crypttab"
