@@ -6,7 +6,7 @@
 #include "strv.h"
 
 /* Unit names as they can be typed into the shell: escaped names (systemd-cryptsetup@luks\x2d….service)
- * in single quotes, which unit names never contain. */
+ * in single quotes, which unit names never contain (callers check other words for them). */
 static const char *shell_word(const char *unit, char buf[static 512]) {
         if (strpbrk(unit, "\\$`\"'!*?[]{}()<>|&;~# ") && strlen(unit) < 510) {
                 snprintf(buf, 512, "'%s'", unit);
@@ -62,13 +62,27 @@ int explain_failed_unit(FILE *f, const char *unit, FailureKind kind, const char 
                            "  from this shell, then leave the shell to retry the boot.\n",
                         !isempty(what) ? what : "on it");
                 break;
-        case FAILURE_UNLOCK:
+        case FAILURE_UNLOCK: {
+                _cleanup_free_ char *volume = NULL;
+                char buf[512];
+                const char *name = NULL;
+
                 fprintf(f, "Unlocking an encrypted volume failed: %s%s\n", unit, suffix);
+                /* The mapping name is the one the unit would have made; if it cannot be said safely,
+                 * the placeholder stays. */
+                if (cryptsetup_unit_volume(unit, &volume) >= 0 && !isempty(volume) && !strchr(volume, '\'')) {
+                        name = shell_word(volume, buf);
+                        for (const char *c = volume; *c; c++)
+                                if ((unsigned char) *c < ' ' || *c == 127)
+                                        name = NULL;
+                }
                 /* Not "systemctl restart": the console's password agent is stopped in emergency mode,
                  * while cryptsetup asks on the terminal itself. */
-                fprintf(f, "  A wrong passphrase, a missing key file or a missing cipher module. Unlock it by hand\n"
-                           "  with cryptsetup open DEVICE NAME, then leave the shell to retry the boot.\n");
+                fprintf(f, "  A wrong passphrase, a missing key file or a missing cipher module.\n"
+                           "  Unlock by hand: cryptsetup open %s %s, then exit to resume the boot.\n",
+                        !isempty(what) ? what : "DEVICE", name ?: "NAME");
                 break;
+        }
         case FAILURE_MOUNT:
                 fprintf(f, "Mounting failed: %s%s\n", unit, suffix);
                 fprintf(f, "  Check the file system type and options (rootfstype=, rootflags=, /etc/fstab).\n");

@@ -8,6 +8,8 @@
 #include "strv.h"
 #include "unit-name.h"
 
+#define STRLEN(x) (sizeof(x) - 1)
+
 FailureKind failure_kind_from_unit(const char *unit) {
         if (!unit || !unit_name_is_valid(unit))
                 return _FAILURE_KIND_INVALID;
@@ -133,5 +135,75 @@ int unit_get_property(const char *unit, const char *property, char **ret) {
                 return r;
         out[strcspn(out, "\n")] = '\0';
         *ret = out;
+        return 0;
+}
+
+int cryptsetup_unit_volume(const char *unit, char **ret) {
+        _cleanup_free_ char *instance = NULL;
+        const char *p, *e;
+
+        if (failure_kind_from_unit(unit) != FAILURE_UNLOCK)
+                return -EINVAL;
+        p = startswith(unit, "systemd-cryptsetup@");
+        e = unit + strlen(unit) - STRLEN(".service");
+        if (e <= p)
+                return -EINVAL;
+        instance = strndup(p, e - p);
+        if (!instance)
+                return -ENOMEM;
+        return unit_name_unescape(instance, ret);
+}
+
+int cryptsetup_exec_start_device(const char *exec_start, char **ret) {
+        const char *p, *end;
+        const char *words[4];
+        size_t lens[4], n = 0;
+        char *device;
+
+        if (!exec_start)
+                return -EINVAL;
+        p = strstr(exec_start, "argv[]=");
+        if (!p)
+                return -EINVAL;
+        p += STRLEN("argv[]=");
+        /* The argument list ends at the " ; " before the next field; a command without it is cut off. */
+        end = strstr(p, " ; ");
+        if (!end)
+                return -EINVAL;
+        /* Only the first command: a later "{ … argv[]=" must not be read as part of this one. */
+        if (strchr(exec_start, '}') && strchr(exec_start, '}') < p)
+                return -EINVAL;
+        while (n < ELEMENTSOF(words)) {
+                p += strspn(p, " \t");
+                if (p >= end)
+                        break;
+                words[n] = p;
+                lens[n] = strcspn(p, " \t");
+                if (p + lens[n] > end)
+                        lens[n] = end - p;
+                p += lens[n];
+                n++;
+        }
+        if (n < 4)
+                return -EINVAL;
+        /* argv[0] is …/systemd-cryptsetup, argv[1] the verb. */
+        if (lens[0] < STRLEN("systemd-cryptsetup") ||
+            strncmp(words[0] + lens[0] - STRLEN("systemd-cryptsetup"), "systemd-cryptsetup", STRLEN("systemd-cryptsetup")) != 0 ||
+            (lens[0] > STRLEN("systemd-cryptsetup") && words[0][lens[0] - STRLEN("systemd-cryptsetup") - 1] != '/'))
+                return -EINVAL;
+        if (lens[1] != STRLEN("attach") || strncmp(words[1], "attach", lens[1]) != 0)
+                return -EINVAL;
+        if (words[3][0] != '/' || lens[3] < 2)
+                return -EINVAL;
+        device = strndup(words[3], lens[3]);
+        if (!device)
+                return -ENOMEM;
+        /* Printed for typing into a shell unquoted: only what /dev/disk/by-* paths usually hold. Others (a
+         * by-label path with \x20 in it) are refused, and the caller falls back to a placeholder. */
+        if (device[strspn(device, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/._:+,=@-")] != 0) {
+                free(device);
+                return -EINVAL;
+        }
+        *ret = device;
         return 0;
 }

@@ -28,3 +28,13 @@ int run_capture(char *const argv[], char **ret);
 int failed_units_get(char ***ret);
 /* One property of a unit ("systemctl show -P"); returns 0 and a new string (maybe empty). */
 int unit_get_property(const char *unit, const char *property, char **ret);
+
+/* The mapping name of systemd-cryptsetup@NAME.service: the unescaped instance ("luks-…"). Returns 0 and
+ * a new string, -EINVAL if unit is not such a unit or its instance does not unescape, or -ENOMEM. */
+int cryptsetup_unit_volume(const char *unit, char **ret);
+
+/* The device a systemd-cryptsetup unit attaches, from its ExecStart as "systemctl show -P ExecStart"
+ * prints it: "{ path=… ; argv[]=…/systemd-cryptsetup attach NAME DEVICE [KEY [OPTIONS]] ; … }", the first
+ * command if there are several. DEVICE must be an absolute path. Returns 0 and a new string, -EINVAL if
+ * the text is not of that form, or -ENOMEM. */
+int cryptsetup_exec_start_device(const char *exec_start, char **ret);

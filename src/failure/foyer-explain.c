@@ -143,6 +143,13 @@ static int explain_failed_units(Context *c) {
                         (void) unit_get_property(*u, "What", &what);
                 else if (kind == FAILURE_FSCK)
                         (void) fsck_unit_device(*u, &what);
+                else if (kind == FAILURE_UNLOCK) {
+                        _cleanup_free_ char *exec_start = NULL;
+
+                        /* Unparsable: the message keeps its DEVICE placeholder. */
+                        if (unit_get_property(*u, "ExecStart", &exec_start) >= 0)
+                                (void) cryptsetup_exec_start_device(exec_start, &what);
+                }
                 r = explain_failed_unit(stdout, *u, kind, result, what);
                 if (r < 0)
                         return log_error_errno(r, "Failed to write the message: %m");

@@ -46,6 +46,44 @@ int unit_name_escape(const char *f, char **ret) {
         return 0;
 }
 
+static int unhexchar(char c) {
+        if (c >= '0' && c <= '9')
+                return c - '0';
+        if (c >= 'a' && c <= 'f')
+                return c - 'a' + 10;
+        if (c >= 'A' && c <= 'F')
+                return c - 'A' + 10;
+        return -EINVAL;
+}
+
+int unit_name_unescape(const char *f, char **ret) {
+        _cleanup_free_ char *r = strdup(f);
+        char *t = r;
+
+        if (!r)
+                return -ENOMEM;
+        for (; *f; f++) {
+                if (*f == '-')
+                        *(t++) = '/';
+                else if (*f == '\\') {
+                        int a, b;
+
+                        /* f[2] is only read if f[1] is 'x', f[3] only if f[2] is a hex digit: no overrun. */
+                        if (f[1] != 'x' || (a = unhexchar(f[2])) < 0 || (b = unhexchar(f[3])) < 0)
+                                return -EINVAL;
+                        /* A NUL would cut the name short without a trace. */
+                        if (a == 0 && b == 0)
+                                return -EINVAL;
+                        *(t++) = (char) ((a << 4) | b);
+                        f += 3;
+                } else
+                        *(t++) = *f;
+        }
+        *t = 0;
+        *ret = TAKE_PTR(r);
+        return 0;
+}
+
 char *path_simplify(char *path) {
         char *f = path, *t = path;
         bool absolute = *path == '/';

@@ -11,6 +11,9 @@
 /* Escapes s like "systemd-escape" (no path logic): '/' becomes '-', a leading '.' and every byte outside
  * [A-Za-z0-9:_.] (including '-' and '\') becomes \xNN. */
 int unit_name_escape(const char *s, char **ret);
+/* Undoes unit_name_escape() like "systemd-escape --unescape": '-' becomes '/', \xNN the byte (hex digits
+ * in either case). A '\' not followed by "x" and two hex digits, or an escaped NUL, gives -EINVAL. */
+int unit_name_unescape(const char *s, char **ret);
 /* Escapes a path like "systemd-escape --path": simplified, "/" gives "-", ".." refused (-EINVAL). */
 int unit_name_path_escape(const char *path, char **ret);
 /* unit_name_path_escape() plus suffix (".mount", ".device"); names of 256 bytes or more give

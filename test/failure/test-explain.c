@@ -226,7 +226,10 @@ static void write_failed_units(FILE *f) {
         ASSERT_OK(explain_failed_unit(f, "systemd-cryptsetup@root.service", FAILURE_UNLOCK, NULL, NULL));
         ASSERT_OK(explain_failed_unit(f, "sysroot.mount", FAILURE_MOUNT, "exit-code", "/dev/vda"));
         ASSERT_OK(explain_failed_unit(f, "initrd-parse-etc.service", FAILURE_OTHER, "", ""));
-        ASSERT_OK(explain_failed_unit(f, "systemd-cryptsetup@luks\\x2d4c55.service", FAILURE_UNLOCK, "exit-code", NULL));
+        ASSERT_OK(explain_failed_unit(f, "systemd-cryptsetup@luks\\x2d4c55.service", FAILURE_UNLOCK, "exit-code",
+                                      "/dev/disk/by-uuid/4c55"));
+        /* An instance that does not unescape keeps the NAME placeholder. */
+        ASSERT_OK(explain_failed_unit(f, "systemd-cryptsetup@bad\\x4.service", FAILURE_UNLOCK, NULL, "/dev/vdb"));
 }
 
 TEST(explain_failed_unit) {
@@ -242,18 +245,95 @@ TEST(explain_failed_unit) {
                      "  from this shell, then leave the shell to retry the boot.\n"
                      "  Details: journalctl -b -u systemd-fsck@dev-vdb.service; systemctl status systemd-fsck@dev-vdb.service\n"
                      "Unlocking an encrypted volume failed: systemd-cryptsetup@root.service\n"
-                     "  A wrong passphrase, a missing key file or a missing cipher module. Unlock it by hand\n"
-                     "  with cryptsetup open DEVICE NAME, then leave the shell to retry the boot.\n"
+                     "  A wrong passphrase, a missing key file or a missing cipher module.\n"
+                     "  Unlock by hand: cryptsetup open DEVICE root, then exit to resume the boot.\n"
                      "  Details: journalctl -b -u systemd-cryptsetup@root.service; systemctl status systemd-cryptsetup@root.service\n"
                      "Mounting failed: sysroot.mount (/dev/vda, result: exit-code)\n"
                      "  Check the file system type and options (rootfstype=, rootflags=, /etc/fstab).\n"
                      "  Details: journalctl -b -u sysroot.mount; systemctl status sysroot.mount\n"
                      "A unit failed: initrd-parse-etc.service\n"
                      "  Details: journalctl -b -u initrd-parse-etc.service; systemctl status initrd-parse-etc.service\n"
-                     "Unlocking an encrypted volume failed: systemd-cryptsetup@luks\\x2d4c55.service (result: exit-code)\n"
-                     "  A wrong passphrase, a missing key file or a missing cipher module. Unlock it by hand\n"
-                     "  with cryptsetup open DEVICE NAME, then leave the shell to retry the boot.\n"
-                     "  Details: journalctl -b -u 'systemd-cryptsetup@luks\\x2d4c55.service'; systemctl status 'systemd-cryptsetup@luks\\x2d4c55.service'\n");
+                     "Unlocking an encrypted volume failed: systemd-cryptsetup@luks\\x2d4c55.service (/dev/disk/by-uuid/4c55, result: exit-code)\n"
+                     "  A wrong passphrase, a missing key file or a missing cipher module.\n"
+                     "  Unlock by hand: cryptsetup open /dev/disk/by-uuid/4c55 luks-4c55, then exit to resume the boot.\n"
+                     "  Details: journalctl -b -u 'systemd-cryptsetup@luks\\x2d4c55.service'; systemctl status 'systemd-cryptsetup@luks\\x2d4c55.service'\n"
+                     "Unlocking an encrypted volume failed: systemd-cryptsetup@bad\\x4.service (/dev/vdb)\n"
+                     "  A wrong passphrase, a missing key file or a missing cipher module.\n"
+                     "  Unlock by hand: cryptsetup open /dev/vdb NAME, then exit to resume the boot.\n"
+                     "  Details: journalctl -b -u 'systemd-cryptsetup@bad\\x4.service'; systemctl status 'systemd-cryptsetup@bad\\x4.service'\n");
+}
+
+TEST(cryptsetup_unit_volume) {
+        char *out = (char *) "untouched";
+
+        {
+                _cleanup_free_ char *v = NULL;
+
+                ASSERT_OK(cryptsetup_unit_volume("systemd-cryptsetup@luks\\x2d4c554b53\\x2d2d70\\x2d4000\\x2d8000\\x2d000000000001.service", &v));
+                ASSERT_STREQ(v, "luks-4c554b53-2d70-4000-8000-000000000001");
+        }
+        {
+                _cleanup_free_ char *v = NULL;
+
+                ASSERT_OK(cryptsetup_unit_volume("systemd-cryptsetup@root.service", &v));
+                ASSERT_STREQ(v, "root");
+        }
+        ASSERT_EQ(cryptsetup_unit_volume("systemd-cryptsetup@bad\\x4.service", &out), -EINVAL);
+        ASSERT_EQ(cryptsetup_unit_volume("systemd-cryptsetup@.service", &out), -EINVAL);
+        ASSERT_EQ(cryptsetup_unit_volume("systemd-fsck@dev-vda.service", &out), -EINVAL);
+        ASSERT_EQ(cryptsetup_unit_volume("sysroot.mount", &out), -EINVAL);
+        ASSERT_STREQ(out, "untouched");
+}
+
+/* ExecStart as systemd 252's "systemctl show -P ExecStart" prints it. */
+TEST(cryptsetup_exec_start_device) {
+        static const char *const bad[] = {
+                "",
+                "n/a",
+                /* Cut off before the end of argv[]. */
+                "{ path=/lib/systemd/systemd-cryptsetup ; argv[]=/lib/systemd/systemd-cryptsetup attach luks-1 /dev/vda",
+                /* Too few arguments. */
+                "{ path=/lib/systemd/systemd-cryptsetup ; argv[]=/lib/systemd/systemd-cryptsetup attach luks-1 ; ignore_errors=no }",
+                /* Not attach. */
+                "{ path=/lib/systemd/systemd-cryptsetup ; argv[]=/lib/systemd/systemd-cryptsetup detach luks-1 /dev/vda ; ignore_errors=no }",
+                /* Not systemd-cryptsetup. */
+                "{ path=/bin/sh ; argv[]=/bin/sh attach luks-1 /dev/vda none ; ignore_errors=no }",
+                "{ path=/usr/bin/my-systemd-cryptsetup ; argv[]=/usr/bin/my-systemd-cryptsetup attach luks-1 /dev/vda none ; ignore_errors=no }",
+                /* A device that is not a path, or one that would need quoting. */
+                "{ path=/lib/systemd/systemd-cryptsetup ; argv[]=/lib/systemd/systemd-cryptsetup attach luks-1 UUID=4c55 none luks ; ignore_errors=no }",
+                "{ path=/lib/systemd/systemd-cryptsetup ; argv[]=/lib/systemd/systemd-cryptsetup attach luks-1 /dev/$(reboot) none ; ignore_errors=no }",
+                "{ path=/lib/systemd/systemd-cryptsetup ; argv[]=/lib/systemd/systemd-cryptsetup attach luks-1 /dev/a;b none ; ignore_errors=no }",
+                "{ path=/lib/systemd/systemd-cryptsetup ; argv[]=/lib/systemd/systemd-cryptsetup attach l /dev/disk/by-label/a\\x20b none ; ignore_errors=no }",
+                /* The second command's argv[] is not the first's. */
+                "{ path=/bin/true ; ignore_errors=no } ; { path=/lib/systemd/systemd-cryptsetup ; argv[]=/lib/systemd/systemd-cryptsetup attach a /dev/vda none ; ignore_errors=no }",
+        };
+        char *out = (char *) "untouched";
+
+        {
+                _cleanup_free_ char *d = NULL;
+
+                ASSERT_OK(cryptsetup_exec_start_device(
+                        "{ path=/lib/systemd/systemd-cryptsetup ; argv[]=/lib/systemd/systemd-cryptsetup attach "
+                        "luks-4c554b53-2d70-4000-8000-000000000001 /dev/disk/by-uuid/4c554b53-2d70-4000-8000-000000000001 "
+                        "none luks ; ignore_errors=no ; start_time=[n/a] ; stop_time=[n/a] ; pid=0 ; code=(null) ; "
+                        "status=0/0 }", &d));
+                ASSERT_STREQ(d, "/dev/disk/by-uuid/4c554b53-2d70-4000-8000-000000000001");
+        }
+        {
+                _cleanup_free_ char *d = NULL;
+
+                /* Three arguments only (no key file), tabs, and a second command after it. */
+                ASSERT_OK(cryptsetup_exec_start_device(
+                        "{ path=/usr/lib/systemd/systemd-cryptsetup ; argv[]=systemd-cryptsetup\tattach root /dev/vda2 ; "
+                        "ignore_errors=yes } ; { path=/bin/true ; argv[]=/bin/true a b /dev/x ; ignore_errors=no }", &d));
+                ASSERT_STREQ(d, "/dev/vda2");
+        }
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                fprintf(stderr, "bad[%zu]\n", i);
+                ASSERT_EQ(cryptsetup_exec_start_device(bad[i], &out), -EINVAL);
+        }
+        ASSERT_EQ(cryptsetup_exec_start_device(NULL, &out), -EINVAL);
+        ASSERT_STREQ(out, "untouched");
 }
 
 TEST_MAIN();

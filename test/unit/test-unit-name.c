@@ -78,9 +78,10 @@ TEST(specifier_escape_and_cescape) {
         ASSERT_STREQ(b, "a\\\\b\\\"\\t\\001\\303\\244");
 }
 
-/* Runs systemd-escape with the given arguments; returns its exit status and the first output line. */
-static int systemd_escape(const char *suffix_arg, const char *s, char **ret) {
-        const char *argv[] = { "systemd-escape", "--path", suffix_arg ?: "--path", "--", s, NULL };
+/* Runs "systemd-escape MODE [ARG] -- s" (mode e.g. "--path"); returns its exit status and the first
+ * output line. */
+static int systemd_escape_mode(const char *mode, const char *arg, const char *s, char **ret) {
+        const char *argv[] = { "systemd-escape", mode, arg ?: mode, "--", s, NULL };
         posix_spawn_file_actions_t fa;
         char buf[4096];
         int p[2], status;
@@ -104,6 +105,10 @@ static int systemd_escape(const char *suffix_arg, const char *s, char **ret) {
         ASSERT_EQ(waitpid(pid, &status, 0), pid);
         *ret = strdup(buf);
         return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static int systemd_escape(const char *suffix_arg, const char *s, char **ret) {
+        return systemd_escape_mode("--path", suffix_arg, s, ret);
 }
 
 /* A deterministic generator of path-like strings over an alphabet with every interesting class:
@@ -150,6 +155,43 @@ TEST(compare_with_systemd_escape) {
         }
         fprintf(stderr, "%u strings identical to systemd-escape, %u refused by both\n", compared, refused);
         ASSERT_TRUE(compared >= 200);
+}
+
+/* Instance names of systemd-cryptsetup@.service and friends, unescaped as systemd does for %I. */
+TEST(unit_name_unescape) {
+        static const char *const good[] = {
+                "luks\\x2d4c554b53\\x2d2d70\\x2d4000\\x2d8000\\x2d000000000001", "root", "a-b", "-a-",
+                "a\\x2fb", "a\\x20b", "ok\\xe2\\x82\\xac", "UP\\x2D", "", "x\\x5cy",
+        };
+        static const char *const bad[] = { "bad\\x4", "bad\\y", "end\\", "end\\x", "A\\X2D", "g\\xg0" };
+        char *out = (char *) "untouched";
+
+        for (size_t i = 0; i < ELEMENTSOF(good); i++) {
+                _cleanup_free_ char *ours = NULL, *theirs = NULL;
+
+                ASSERT_OK(unit_name_unescape(good[i], &ours));
+                ASSERT_EQ(systemd_escape_mode("--unescape", NULL, good[i], &theirs), 0);
+                ASSERT_STREQ(ours, theirs);
+        }
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                _cleanup_free_ char *theirs = NULL;
+
+                ASSERT_EQ(unit_name_unescape(bad[i], &out), -EINVAL);
+                ASSERT_TRUE(systemd_escape_mode("--unescape", NULL, bad[i], &theirs) != 0);
+        }
+        ASSERT_STREQ(out, "untouched");
+
+        /* An escaped NUL: systemd-escape prints the name cut short; foyer refuses it. */
+        ASSERT_EQ(unit_name_unescape("a\\x00b", &out), -EINVAL);
+        {
+                _cleanup_free_ char *s = NULL, *back = NULL;
+
+                ASSERT_OK(unit_name_unescape("luks\\x2d4c55", &s));
+                ASSERT_STREQ(s, "luks-4c55");
+                /* The escape of a name without '/' comes back unchanged. */
+                ASSERT_OK(unit_name_escape(s, &back));
+                ASSERT_STREQ(back, "luks\\x2d4c55");
+        }
 }
 
 TEST_MAIN()
