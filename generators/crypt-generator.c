@@ -100,6 +100,16 @@ static bool warn_uuid_invalid(const char *key, const char *uuid) {
         return true;
 }
 
+/* The volume a parameter names by UUID: *ret is NULL (after a warning naming the parameter) when the
+ * UUID is not valid. -ENOMEM only on OOM. */
+static int device_for_uuid(const char *key, const char *uuid, CryptDevice **ret) {
+        *ret = NULL;
+        if (warn_uuid_invalid(key, uuid))
+                return 0;
+        *ret = get_device(uuid);
+        return *ret ? 0 : log_oom();
+}
+
 /* A mapping name dm-crypt and the single-quoted ExecStart= can carry. */
 static bool name_is_valid(const char *name) {
         return !isempty(name) && strlen(name) < 128 && !streq(name, ".") && !streq(name, "..") &&
@@ -189,11 +199,9 @@ static int parse_cmdline_item(const char *key, const char *value, void *data) {
                 const char *u = startswith(value, "luks-") ?: value;
 
                 /* 252 takes any string here; an invalid one can never appear in /dev/disk/by-uuid/. */
-                if (warn_uuid_invalid(key, u))
-                        return 0;
-                d = get_device(u);
-                if (!d)
-                        return log_oom();
+                r = device_for_uuid(key, u, &d);
+                if (r < 0 || !d)
+                        return r;
                 d->create = arg_allow_list = true;
 
         } else if (streq(key, "luks.name")) {
@@ -231,11 +239,9 @@ static int parse_cmdline_item(const char *key, const char *value, void *data) {
                 }
                 if (!uuid || !rest)
                         return log_oom();
-                if (warn_uuid_invalid(key, uuid))
-                        return 0;
-                d = get_device(uuid);
-                if (!d)
-                        return log_oom();
+                r = device_for_uuid(key, uuid, &d);
+                if (r < 0 || !d)
+                        return r;
                 r = filter_header_device(rest, &headerdev, &options);
                 if (r < 0)
                         return r;
@@ -257,11 +263,9 @@ static int parse_cmdline_item(const char *key, const char *value, void *data) {
                 uuid = strndup(value, n);
                 if (!uuid)
                         return log_oom();
-                if (warn_uuid_invalid(key, uuid))
-                        return 0;
-                d = get_device(uuid);
-                if (!d)
-                        return log_oom();
+                r = device_for_uuid(key, uuid, &d);
+                if (r < 0 || !d)
+                        return r;
                 r = crypttab_split_keyspec(value + n + 1, &file, &device);
                 if (r < 0)
                         return log_oom();
@@ -281,11 +285,9 @@ static int parse_cmdline_item(const char *key, const char *value, void *data) {
                 uuid = strndup(value, n);
                 if (!uuid)
                         return log_oom();
-                if (warn_uuid_invalid(key, uuid))
-                        return 0;
-                d = get_device(uuid);
-                if (!d)
-                        return log_oom();
+                r = device_for_uuid(key, uuid, &d);
+                if (r < 0 || !d)
+                        return r;
                 if (devspec_to_node(value + n + 1, DEVSPEC_NO_ID, &node) < 0)
                         return log_oom();
                 free(d->datadev);
