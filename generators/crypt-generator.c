@@ -110,6 +110,24 @@ static int device_for_uuid(const char *key, const char *uuid, CryptDevice **ret)
         return *ret ? 0 : log_oom();
 }
 
+/* Splits the "UUID=REST" of luks.key= and luks.data= (252 ends the UUID at the first character outside
+ * [0-9a-zA-Z-]). Without such a prefix *ret_rest is NULL; otherwise it points after the '=', and *ret is
+ * the volume, or NULL (after a warning naming the parameter) if the UUID is not valid. */
+static int split_uuid_prefix(const char *key, const char *value, CryptDevice **ret, const char **ret_rest) {
+        _cleanup_free_ char *uuid = NULL;
+        size_t n = strspn(value, "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-");
+
+        *ret = NULL;
+        *ret_rest = NULL;
+        if (value[n] != '=')
+                return 0;
+        uuid = strndup(value, n);
+        if (!uuid)
+                return log_oom();
+        *ret_rest = value + n + 1;
+        return device_for_uuid(key, uuid, ret);
+}
+
 /* A mapping name dm-crypt and the single-quoted ExecStart= can carry. */
 static bool name_is_valid(const char *name) {
         return !isempty(name) && strlen(name) < 128 && !streq(name, ".") && !streq(name, "..") &&
@@ -174,8 +192,8 @@ static int parse_boolean_switch(const char *key, const char *value, bool *arg) {
 
 static int parse_cmdline_item(const char *key, const char *value, void *data) {
         _cleanup_free_ char *uuid = NULL, *rest = NULL;
+        const char *spec;
         CryptDevice *d;
-        size_t n;
         int r;
 
         if (!startswith(key, "luks"))
@@ -253,20 +271,18 @@ static int parse_cmdline_item(const char *key, const char *value, void *data) {
         } else if (streq(key, "luks.key")) {
                 _cleanup_free_ char *file = NULL, *device = NULL;
 
-                n = strspn(value, "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-");
-                if (value[n] != '=') {
+                r = split_uuid_prefix(key, value, &d, &spec);
+                if (r < 0)
+                        return r;
+                if (!spec) {
                         /* No UUID: the default key file of command-line volumes, taken as is. */
                         if (free_and_strdup(&arg_default_keyfile, value) < 0)
                                 return log_oom();
                         return 0;
                 }
-                uuid = strndup(value, n);
-                if (!uuid)
-                        return log_oom();
-                r = device_for_uuid(key, uuid, &d);
-                if (r < 0 || !d)
-                        return r;
-                r = crypttab_split_keyspec(value + n + 1, &file, &device);
+                if (!d)
+                        return 0;
+                r = crypttab_split_keyspec(spec, &file, &device);
                 if (r < 0)
                         return log_oom();
                 free(d->keyfile);
@@ -277,18 +293,16 @@ static int parse_cmdline_item(const char *key, const char *value, void *data) {
         } else if (streq(key, "luks.data")) {
                 _cleanup_free_ char *node = NULL;
 
-                n = strspn(value, "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-");
-                if (value[n] != '=') {
+                r = split_uuid_prefix(key, value, &d, &spec);
+                if (r < 0)
+                        return r;
+                if (!spec) {
                         log_warning("Failed to parse luks.data= kernel command line switch. UUID is invalid, ignoring.");
                         return 0;
                 }
-                uuid = strndup(value, n);
-                if (!uuid)
-                        return log_oom();
-                r = device_for_uuid(key, uuid, &d);
-                if (r < 0 || !d)
-                        return r;
-                if (devspec_to_node(value + n + 1, DEVSPEC_NO_ID, &node) < 0)
+                if (!d)
+                        return 0;
+                if (devspec_to_node(spec, DEVSPEC_NO_ID, &node) < 0)
                         return log_oom();
                 free(d->datadev);
                 d->datadev = TAKE_PTR(node);
