@@ -28,7 +28,6 @@ foyer=$(realpath "$foyer")
 generator_dir=$(realpath "$generator_dir")
 unit_dir=$(realpath "$unit_dir")
 
-mkdir -p "$cachedir"
 hash=$( { sha256sum "$0" "$foyer"; echo "$kver";
           { find "$generator_dir" -maxdepth 1 -type f -perm -u+x; find "$unit_dir" -type f;
             [[ -z ${FOYER_HELPER_DIR:-} ]] || find "$FOYER_HELPER_DIR" -maxdepth 1 -type f -perm -u+x; } |
