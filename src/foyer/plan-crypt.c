@@ -121,11 +121,9 @@ int plan_crypt(Manifest *m, const BuildConfig *c) {
         bool wanted = c->crypttab || !strv_isempty(c->add_key_files);
         int r;
 
-        for (size_t i = 0; i < ELEMENTSOF(crypt_binaries); i++) {
-                r = plan_add_item(m, crypt_binaries[i].path, crypt_binaries[i].need, crypt_binaries[i].why);
-                if (r < 0)
-                        return r;
-        }
+        r = plan_add_items(m, crypt_binaries, ELEMENTSOF(crypt_binaries));
+        if (r < 0)
+                return r;
         if (!manifest_find(m, "/usr/lib/systemd/systemd-cryptsetup")) {
                 /* Asked for a crypttab or key: an image that cannot use them is a build error. */
                 if (wanted)
@@ -136,11 +134,9 @@ int plan_crypt(Manifest *m, const BuildConfig *c) {
                             streq(m->root, "/") ? "" : m->root);
         }
 
-        for (size_t i = 0; i < ELEMENTSOF(crypt_units); i++) {
-                r = plan_add_item(m, crypt_units[i].path, crypt_units[i].need, crypt_units[i].why);
-                if (r < 0)
-                        return r;
-        }
+        r = plan_add_items(m, crypt_units, ELEMENTSOF(crypt_units));
+        if (r < 0)
+                return r;
         r = plan_add_text(m, RULESDIR "/11-foyer-dm-persist.rules", 0644, dm_persist_rule,
                           "dm devices survive initrd-udevadm-cleanup-db");
         if (r < 0)

@@ -91,11 +91,9 @@ int plan_debug(Manifest *m, const BuildConfig *c) {
         if (r < 0)
                 return r;
 
-        for (size_t i = 0; i < ELEMENTSOF(debug_tools); i++) {
-                r = plan_add_item(m, debug_tools[i].path, debug_tools[i].need, debug_tools[i].why);
-                if (r < 0)
-                        return r;
-        }
+        r = plan_add_items(m, debug_tools, ELEMENTSOF(debug_tools));
+        if (r < 0)
+                return r;
         r = add_terminfo(m);
         if (r < 0)
                 return r;

@@ -15,12 +15,5 @@ static const Item gptauto_items[] = {
 };
 
 int plan_gptauto(Manifest *m, const BuildConfig *c) {
-        int r;
-
-        for (size_t i = 0; i < ELEMENTSOF(gptauto_items); i++) {
-                r = plan_add_item(m, gptauto_items[i].path, gptauto_items[i].need, gptauto_items[i].why);
-                if (r < 0)
-                        return r;
-        }
-        return 0;
+        return plan_add_items(m, gptauto_items, ELEMENTSOF(gptauto_items));
 }

@@ -79,11 +79,9 @@ int plan_lvm(Manifest *m, const BuildConfig *c) {
                 log_info("%s is not there (lvm2 is not installed): the image will not activate LVM.", lvm);
                 return 0;
         }
-        for (size_t i = 0; i < ELEMENTSOF(lvm_binaries); i++) {
-                r = plan_add_item(m, lvm_binaries[i].path, lvm_binaries[i].need, lvm_binaries[i].why);
-                if (r < 0)
-                        return r;
-        }
+        r = plan_add_items(m, lvm_binaries, ELEMENTSOF(lvm_binaries));
+        if (r < 0)
+                return r;
         for (size_t i = 0; i < ELEMENTSOF(lvm_rules); i++) {
                 _cleanup_free_ char *path = strjoin(RULESDIR "/", lvm_rules[i]);
 

@@ -186,6 +186,17 @@ int plan_add_item(Manifest *m, const char *path, Need need, const char *why) {
         return 0;
 }
 
+int plan_add_items(Manifest *m, const Item *items, size_t n) {
+        int r;
+
+        for (size_t i = 0; i < n; i++) {
+                r = plan_add_item(m, items[i].path, items[i].need, items[i].why);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
 static int add_skeleton(Manifest *m) {
         static const struct {
                 const char *path;

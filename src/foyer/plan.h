@@ -52,6 +52,8 @@ int plan_add_item(Manifest *m, const char *path, Need need, const char *why);
 /* Splits an option's "SRC[:DEST]" (DEST defaults to SRC and must be absolute); errors name the
  * option and the value. */
 int plan_split_file_spec(const char *option, const char *spec, char **ret_src, char **ret_dest);
+/* plan_add_item() for each of n items. */
+int plan_add_items(Manifest *m, const Item *items, size_t n);
 /* Adds a file or directory tree of the build host under dest. */
 int plan_add_tree(Manifest *m, const char *src, const char *dest, const char *reason);
 /* Adds a file with the given content. */
