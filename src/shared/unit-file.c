@@ -160,7 +160,7 @@ int unit_file_add_mask(const char *dir, const char *unit) {
 
 int unit_file_write_dropin(const char *dir, const char *unit, unsigned level, const char *name,
                            const char *body) {
-        _cleanup_free_ char *path = NULL, *text = NULL;
+        _cleanup_free_ char *path = NULL;
         char nn[16];
         int r;
 

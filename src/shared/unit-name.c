@@ -88,6 +88,9 @@ char *path_simplify(char *path) {
         char *f = path, *t = path;
         bool absolute = *path == '/';
 
+        /* An empty path stays empty: there is no room for the "." a relative path reduces to. */
+        if (*path == 0)
+                return path;
         if (absolute)
                 *(t++) = *(f++);
         for (;;) {
