@@ -1,0 +1,394 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include <assert.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <getopt.h>
+#include <limits.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "cli.h"
+#include "foyer-config.h"
+#include "log.h"
+#include "preview.h"
+#include "util.h"
+
+/* The generators' three output directories, as PID 1 passes them, below the temporary root. */
+static const char *const output_dirs[] = {
+        "/run/systemd/generator",
+        "/run/systemd/generator.early",
+        "/run/systemd/generator.late",
+};
+
+typedef struct PreviewArgs {
+        const char *cmdline;    /* NULL: /proc/cmdline */
+        const char *crypttab;   /* the image's /etc/crypttab (build --crypttab); NULL: none */
+        const char *fstab;      /* the real root's /etc/fstab; NULL: none */
+} PreviewArgs;
+
+static void help_preview(void) {
+        printf("%s preview [OPTIONS...]\n\n"
+               "Run foyer's generators as the initrd would at boot and print the units they\n"
+               "write, without booting: what a kernel command line turns into.\n\n"
+               "     --cmdline=ARGS         Kernel command line (default: /proc/cmdline)\n"
+               "     --crypttab=FILE        The image's /etc/crypttab, as given to foyer build\n"
+               "                            --crypttab (default: none, like the image)\n"
+               "     --fstab=FILE           The real root's /etc/fstab, read once /sysroot is\n"
+               "                            mounted (default: none)\n"
+               "  -v --verbose              Let the generators log debug messages\n"
+               "  -h --help                 Show this help\n\n"
+               "Generators come from $FOYER_GENERATOR_DIR (default: " FOYER_GENERATOR_DIR ").\n"
+               "Units go to stdout, the generators' messages to stderr.\n",
+               program_invocation_short_name);
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+        (void) remove(path);
+        return 0;
+}
+
+/* Removes the temporary tree on every return of verb_preview(), errors included. */
+static void rm_rf_freep(char **p) {
+        if (!*p)
+                return;
+        (void) nftw(*p, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+        free(*p);
+}
+
+static int make_tree(char **ret) {
+        const char *tmpdir = getenv("TMPDIR");
+        _cleanup_(rm_rf_freep) char *root = NULL;
+        int r;
+
+        assert(ret);
+
+        root = strjoin(isempty(tmpdir) ? "/tmp" : tmpdir, "/foyer-preview.XXXXXX");
+        if (!root)
+                return log_oom();
+        if (!mkdtemp(root)) {
+                r = log_error_errno(errno, "Failed to create a temporary directory in %s: %m",
+                                    isempty(tmpdir) ? "/tmp" : tmpdir);
+                free(TAKE_PTR(root));   /* nothing to remove */
+                return r;
+        }
+        /* Not mkdir_p() from src/shared: its fileio.c clashes with util.c's read_full_file(). */
+        FOREACH_STRING(sub, "/run", "/run/systemd", output_dirs[0], output_dirs[1], output_dirs[2]) {
+                _cleanup_free_ char *d = strjoin(root, sub);
+
+                if (!d)
+                        return log_oom();
+                if (mkdir(d, 0755) < 0)
+                        return log_error_errno(errno, "Failed to create %s: %m", d);
+        }
+        *ret = TAKE_PTR(root);
+        return 0;
+}
+
+static int set_env(const char *name, const char *value) {
+        assert(name);
+
+        if ((value ? setenv(name, value, 1) : unsetenv(name)) < 0)
+                return log_error_errno(errno, "Failed to set $%s: %m", name);
+        return 0;
+}
+
+static int set_env_below(const char *root, const char *name, const char *path) {
+        _cleanup_free_ char *p = strjoin(root, path);
+
+        if (!p)
+                return log_oom();
+        return set_env(name, p);
+}
+
+/* The generators see what they would see in the initrd: the given command line, the image's
+ * crypttab and fstab (none unless given) and the real root's fstab. Everything they might read or
+ * create on the host instead is pointed into the temporary tree: the host's /etc/cmdline.d (not
+ * the image's), the host's crypttab and fstab (they describe the real root, not the initrd), and
+ * the mount points under /run/systemd/cryptsetup that the crypt generator creates. */
+static int setup_environment(const PreviewArgs *a, const char *root) {
+        int r;
+
+        assert(a);
+        assert(root);
+
+        r = set_env("SYSTEMD_IN_INITRD", "1");
+        if (r >= 0)
+                r = set_env("SYSTEMD_PROC_CMDLINE", a->cmdline);
+        if (r >= 0)
+                r = set_env("SYSTEMD_EFI_OPTIONS", NULL);
+        /* A build host in a container would make the generators stand down; the initrd is not in one. */
+        if (r >= 0)
+                r = set_env("container", NULL);
+        if (r >= 0)
+                r = set_env("SYSTEMD_VIRTUALIZATION", NULL);
+        /* Their messages go to our stderr, also when foyer itself runs from a unit. */
+        if (r >= 0)
+                r = set_env("SYSTEMD_LOG_TARGET", "console");
+        if (r >= 0)
+                r = a->crypttab ? set_env("SYSTEMD_CRYPTTAB", a->crypttab)
+                                : set_env_below(root, "SYSTEMD_CRYPTTAB", "/etc/crypttab");
+        if (r >= 0)
+                r = set_env_below(root, "SYSTEMD_FSTAB", "/etc/fstab");
+        if (r >= 0)
+                r = a->fstab ? set_env("SYSTEMD_SYSROOT_FSTAB", a->fstab)
+                             : set_env_below(root, "SYSTEMD_SYSROOT_FSTAB", "/sysroot/etc/fstab");
+        if (r >= 0)
+                r = set_env_below(root, "FOYER_CMDLINE_DIR", "/etc/cmdline.d");
+        if (r >= 0)
+                r = set_env_below(root, "RUNTIME_DIRECTORY", "/run/systemd/cryptsetup");
+        return r;
+}
+
+/* The executables foyer build would put in the image (see add_generators() in plan.c). */
+static int list_generators(const char *dir, char ***ret) {
+        _cleanup_strv_free_ char **names = NULL, **paths = NULL;
+        int r;
+
+        assert(dir);
+        assert(ret);
+
+        r = dir_list_suffix(dir, NULL, &names);
+        if (r < 0)
+                return log_error_errno(r, "Failed to list generators in %s: %m", dir);
+        STRV_FOREACH(g, names) {
+                _cleanup_free_ char *p = NULL;
+                struct stat st;
+
+                /* The sanitizer builds of the generators sit beside them in a build tree. */
+                if (!startswith(*g, "foyer-") || endswith(*g, "-asan"))
+                        continue;
+                p = strjoin(dir, "/", *g);
+                if (!p)
+                        return log_oom();
+                if (stat(p, &st) < 0 || !S_ISREG(st.st_mode) || !(st.st_mode & 0111))
+                        continue;
+                r = strv_consume(&paths, TAKE_PTR(p));
+                if (r < 0)
+                        return log_oom();
+        }
+        if (strv_isempty(paths))
+                return log_error_errno(SYNTHETIC_ERRNO(ENOENT),
+                                       "No foyer generators (executables named foyer-*) found in %s; set FOYER_GENERATOR_DIR.",
+                                       dir);
+        *ret = TAKE_PTR(paths);
+        return 0;
+}
+
+/* Runs one generator as PID 1 does, with the three directories; its stdout joins our stderr so
+ * that stdout only carries the units. */
+static int run_generator(const char *path, const char *root) {
+        extern char **environ;
+        _cleanup_free_ char *normal = strjoin(root, output_dirs[0]), *early = strjoin(root, output_dirs[1]),
+                            *late = strjoin(root, output_dirs[2]);
+        const char *argv[] = { path, normal, early, late, NULL };
+        posix_spawn_file_actions_t fa;
+        pid_t pid;
+        int status, r;
+
+        assert(path);
+        assert(root);
+
+        if (!normal || !early || !late)
+                return log_oom();
+
+        log_debug("Running %s.", path);
+        posix_spawn_file_actions_init(&fa);
+        posix_spawn_file_actions_adddup2(&fa, STDERR_FILENO, STDOUT_FILENO);
+        r = posix_spawn(&pid, path, &fa, NULL, (char **) argv, environ);
+        posix_spawn_file_actions_destroy(&fa);
+        if (r != 0)
+                return log_error_errno(r, "Failed to run %s: %m", path);
+        if (waitpid(pid, &status, 0) < 0)
+                return log_error_errno(errno, "Failed to wait for %s: %m", path);
+        if (WIFSIGNALED(status))
+                return log_error_errno(SYNTHETIC_ERRNO(EPROTO), "%s was killed by signal %d.",
+                                       path_basename(path), WTERMSIG(status));
+        if (WEXITSTATUS(status) != 0)
+                return log_error_errno(SYNTHETIC_ERRNO(EPROTO), "%s failed with exit status %d.",
+                                       path_basename(path), WEXITSTATUS(status));
+        return 0;
+}
+
+/* Appends every file and symlink below base/rel (relative paths, depth first) to l. */
+static int collect(const char *base, const char *rel, char ***l) {
+        _cleanup_free_ char *dir = strjoin(base, "/", rel);
+        DIR *d;
+        struct dirent *de;
+        int r = 0;
+
+        if (!dir)
+                return -ENOMEM;
+        d = opendir(dir);
+        if (!d)
+                return negative_errno();
+        while (r >= 0 && (de = readdir(d))) {
+                _cleanup_free_ char *p = NULL;
+
+                if (streq(de->d_name, ".") || streq(de->d_name, ".."))
+                        continue;
+                p = isempty(rel) ? strdup(de->d_name) : strjoin(rel, "/", de->d_name);
+                if (!p) {
+                        r = -ENOMEM;
+                        break;
+                }
+                if (de->d_type == DT_DIR)
+                        r = collect(base, p, l);
+                else
+                        r = strv_consume(l, TAKE_PTR(p));
+        }
+        closedir(d);
+        return r;
+}
+
+/* Writes text with every occurrence of the temporary root removed, so that paths read as they
+ * would at boot. */
+static void print_unprefixed(const char *text, const char *root) {
+        size_t n = strlen(root);
+
+        for (const char *p; (p = strstr(text, root)); text = p + n)
+                fwrite(text, 1, p - text, stdout);
+        fputs(text, stdout);
+}
+
+static int print_entry(const char *root, const char *dir, const char *rel) {
+        _cleanup_free_ char *path = strjoin(root, dir, "/", rel), *text = NULL;
+        struct stat st;
+        int r;
+
+        if (!path)
+                return log_oom();
+        if (lstat(path, &st) < 0)
+                return log_error_errno(errno, "Failed to stat %s: %m", path);
+
+        printf("# %s/%s", dir, rel);
+        if (S_ISLNK(st.st_mode)) {
+                char target[PATH_MAX];
+                ssize_t k = readlink(path, target, sizeof(target) - 1);
+
+                if (k < 0)
+                        return log_error_errno(errno, "Failed to read link %s: %m", path);
+                target[k] = 0;
+                fputs(" -> ", stdout);
+                print_unprefixed(target, root);
+                fputs("\n\n", stdout);
+                return 0;
+        }
+
+        r = read_full_file(path, &text, NULL);
+        if (r < 0)
+                return log_error_errno(r, "Failed to read %s: %m", path);
+        putchar('\n');
+        print_unprefixed(text, root);
+        fputs(!isempty(text) && !endswith(text, "\n") ? "\n\n" : "\n", stdout);
+        return 0;
+}
+
+static int print_outputs(const char *root) {
+        int r;
+
+        assert(root);
+
+        for (size_t i = 0; i < ELEMENTSOF(output_dirs); i++) {
+                _cleanup_free_ char *base = strjoin(root, output_dirs[i]);
+                _cleanup_strv_free_ char **files = NULL;
+
+                if (!base)
+                        return log_oom();
+                r = collect(base, "", &files);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to list %s: %m", base);
+                strv_sort(files);
+                STRV_FOREACH(f, files) {
+                        r = print_entry(root, output_dirs[i], *f);
+                        if (r < 0)
+                                return r;
+                }
+        }
+        if (fflush(stdout) != 0 || ferror(stdout))
+                return log_error_errno(errno ?: EIO, "Failed to write the units: %m");
+        return 0;
+}
+
+static int preview(const PreviewArgs *a) {
+        const char *dir = getenv("FOYER_GENERATOR_DIR") ?: FOYER_GENERATOR_DIR;
+        _cleanup_(rm_rf_freep) char *root = NULL;
+        _cleanup_strv_free_ char **generators = NULL;
+        int r, ret = 0;
+
+        assert(a);
+
+        r = list_generators(dir, &generators);
+        if (r < 0)
+                return r;
+        r = make_tree(&root);
+        if (r < 0)
+                return r;
+        r = setup_environment(a, root);
+        if (r < 0)
+                return r;
+
+        /* A failing generator does not stop the others, as at boot; its output still shows. */
+        STRV_FOREACH(g, generators) {
+                r = run_generator(*g, root);
+                if (r < 0 && ret >= 0)
+                        ret = r;
+        }
+
+        r = print_outputs(root);
+        return ret < 0 ? ret : r;
+}
+
+int verb_preview(int argc, char *argv[]) {
+        enum {
+                ARG_CMDLINE = 0x100,
+                ARG_CRYPTTAB,
+                ARG_FSTAB,
+        };
+        static const struct option options[] = {
+                { "help",     no_argument,       NULL, 'h'          },
+                { "cmdline",  required_argument, NULL, ARG_CMDLINE  },
+                { "crypttab", required_argument, NULL, ARG_CRYPTTAB },
+                { "fstab",    required_argument, NULL, ARG_FSTAB    },
+                { "verbose",  no_argument,       NULL, 'v'          },
+                {}
+        };
+        PreviewArgs a = {};
+        int opt;
+
+        while ((opt = getopt_long(argc, argv, "hv", options, NULL)) >= 0)
+                switch (opt) {
+                case 'h':
+                        help_preview();
+                        return 0;
+                case ARG_CMDLINE:
+                        a.cmdline = optarg;
+                        break;
+                case ARG_CRYPTTAB:
+                        a.crypttab = optarg;
+                        break;
+                case ARG_FSTAB:
+                        a.fstab = optarg;
+                        break;
+                case 'v':
+                        log_set_max_level(LOG_DEBUG);
+                        if (setenv("SYSTEMD_LOG_LEVEL", "debug", 1) < 0)
+                                return log_error_errno(errno, "Failed to set $SYSTEMD_LOG_LEVEL: %m");
+                        break;
+                default:        /* getopt named the option already */
+                        return usage_hint("preview");
+                }
+
+        if (optind < argc) {
+                log_error("preview takes no arguments (got \"%s\"); the command line goes in --cmdline.", argv[optind]);
+                return usage_hint("preview");
+        }
+        /* A missing file would look like an empty one to the generators: say so instead. */
+        FOREACH_STRING(f, a.crypttab ?: "", a.fstab ?: "")
+                if (!isempty(f) && access(f, R_OK) < 0)
+                        return log_error_errno(errno, "Cannot read %s: %m", f);
+
+        return preview(&a);
+}

@@ -1,0 +1,10 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* foyer preview: a dry run of the generator step of the boot. foyer's generators run on the build
+ * host, as PID 1 would run them in the initrd, on a given kernel command line (and crypttab and
+ * fstab), into a private temporary directory; every unit they write is printed. Nothing is
+ * mounted, unlocked or started. Not to be confused with foyer-explain, which explains a boot that
+ * failed. */
+
+int verb_preview(int argc, char *argv[]);
