@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
+#include <assert.h>
 #include <getopt.h>
 
 #include "build.h"
+#include "cli.h"
 #include "foyer-config.h"
 #include "log.h"
 #include "ls.h"
+#include "preview.h"
 #include "uki.h"
 #include "util.h"
 
@@ -13,9 +16,13 @@ static void help_main(void) {
         printf("%s [OPTIONS...] COMMAND ...\n\n"
                "Build and inspect foyer initrd images.\n\n"
                "Commands:\n"
-               "  build [OPTIONS...]   Build an initrd image\n"
+               "  build [OPTIONS...] [OUTPUT [KVER]]\n"
+               "                       Build an initrd image\n"
                "  ls IMAGE...          List the contents of images (or of UKIs)\n"
-               "  uki -o OUT.efi ...   Build a unified kernel image\n\n"
+               "  uki -o OUT.efi ...   Build a unified kernel image\n"
+               "  preview [OPTIONS...] Show the units foyer's generators would write at boot\n"
+               "  help [COMMAND]       Show this help, or the help of COMMAND\n"
+               "  version              Show the version\n\n"
                "Options:\n"
                "  -h --help            Show this help\n"
                "     --version         Show the version\n\n"
@@ -24,8 +31,9 @@ static void help_main(void) {
 }
 
 static void help_build(void) {
-        printf("%s build [OPTIONS...]\n\n"
-               "Build a systemd-based initrd from the host (or --root).\n\n"
+        printf("%s build [OPTIONS...] [OUTPUT [KVER]]\n\n"
+               "Build a systemd-based initrd from the host (or --root). OUTPUT and KVER may\n"
+               "also be given as arguments, as with dracut.\n\n"
                "  -o --output=PATH          Output file (default: ./initrd-VERSION.img)\n"
                "  -k --kver=VERSION         Kernel version (default: the running kernel if its\n"
                "                            modules exist, else the only one installed)\n"
@@ -42,6 +50,13 @@ static void help_build(void) {
                "                            shells cannot turn one on (see rd.emergency=)\n"
                "  -v --verbose              Log debug messages\n"
                "  -h --help                 Show this help\n\n"
+               "Spellings of dracut and mkinitcpio:\n"
+               "  -g --generate=PATH        Same as --output (mkinitcpio)\n"
+               "     --add-drivers=\"M...\"  Same as --add-module for each word (dracut)\n"
+               "  -f --force                Accepted and ignored: the output is always replaced,\n"
+               "                            atomically (dracut)\n"
+               "  -N --no-hostonly          Accepted and ignored: the image is always generic\n"
+               "  -H --hostonly             Refused: host-only images are not available yet\n\n"
                "Settings also come from /etc/foyer/foyer.conf and conf.d/*.conf drop-ins; the\n"
                "command line wins.\n",
                program_invocation_short_name);
@@ -55,14 +70,71 @@ static void help_ls(void) {
                program_invocation_short_name);
 }
 
+/* dracut's "dracut [OPTION...] [IMAGE [KVER]]": the same as -o and --kver, which may not also be
+ * given, since it would be unclear which one was meant. */
+static int build_positional(BuildArgs *a, char **args, int n) {
+        static const struct {
+                const char *key, *option;
+        } slots[] = {
+                { "Output",        "--output" },
+                { "KernelVersion", "--kver"   },
+        };
+        int r;
+
+        assert(a);
+        assert(args || n == 0);
+
+        if (n > (int) ELEMENTSOF(slots)) {
+                log_error("build takes at most OUTPUT and KVER as arguments (got \"%s\" too).", args[ELEMENTSOF(slots)]);
+                return usage_hint("build");
+        }
+        for (int i = 0; i < n; i++) {
+                const char *old = i == 0 ? a->cli.output : a->cli.kver;
+
+                if (old)
+                        return log_error_errno(SYNTHETIC_ERRNO(EINVAL), "%s given twice: \"%s\" and argument \"%s\".",
+                                               slots[i].option, old, args[i]);
+                r = build_config_assign(&a->cli, slots[i].key, args[i], "command line", 0);
+                if (r < 0)
+                        return r;
+                a->any = true;
+        }
+        return 0;
+}
+
+/* dracut's --add-drivers takes one argument with several names. */
+static int build_add_drivers(BuildArgs *a, const char *list) {
+        _cleanup_strv_free_ char **names = NULL;
+        int r;
+
+        assert(a);
+        assert(list);
+
+        r = strv_split(list, " \t", &names);
+        if (r < 0)
+                return log_oom();
+        STRV_FOREACH(n, names) {
+                r = build_args_parse(a, 'm', *n);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
 static int verb_build(int argc, char *argv[]) {
         enum {
                 ARG_CMDLINE = _BUILD_ARG_MAX,
+                ARG_ADD_DRIVERS,
         };
         static const struct option options[] = {
                 { "help",           no_argument,       NULL, 'h'         },
                 { "output",         required_argument, NULL, 'o'         },
+                { "generate",       required_argument, NULL, 'g'         },
                 { "cmdline",        required_argument, NULL, ARG_CMDLINE },
+                { "add-drivers",    required_argument, NULL, ARG_ADD_DRIVERS },
+                { "force",          no_argument,       NULL, 'f'         },
+                { "hostonly",       no_argument,       NULL, 'H'         },
+                { "no-hostonly",    no_argument,       NULL, 'N'         },
                 BUILD_ARGS_LONG,
                 {}
         };
@@ -75,29 +147,54 @@ static int verb_build(int argc, char *argv[]) {
         build_args_init(&a);
         build_config_init(&c);
 
-        while (r >= 0 && (opt = getopt_long(argc, argv, "ho:" BUILD_ARGS_SHORT, options, NULL)) >= 0) {
+        while (r >= 0 && (opt = getopt_long(argc, argv, "ho:g:fHN" BUILD_ARGS_SHORT, options, NULL)) >= 0) {
                 switch (opt) {
                 case 'h':
                         help_build();
                         build_args_done(&a);
                         return 0;
                 case 'o':
+                case 'g':
                         r = build_config_assign(&a.cli, "Output", optarg, "command line", 0);
                         break;
                 case ARG_CMDLINE:
                         r = build_config_assign(&a.cli, "Cmdline", optarg, "command line", 0);
                         break;
+                case ARG_ADD_DRIVERS:
+                        r = build_add_drivers(&a, optarg);
+                        break;
+                case 'f':
+                        /* dracut refuses to overwrite an image without -f; foyer always replaces it
+                         * atomically, so the old image survives any failure anyway. */
+                        log_debug("-f/--force is implied: the output is always replaced atomically.");
+                        break;
+                case 'N':
+                        log_debug("-N/--no-hostonly is implied: the image is always generic.");
+                        break;
+                case 'H':
+                        r = log_error_errno(SYNTHETIC_ERRNO(EOPNOTSUPP),
+                                            "Host-only images (-H, --hostonly) are not available yet; foyer builds "
+                                            "a generic image only. Leave out the option.");
+                        break;
+                case 'c':
+                        /* dracut's and mkinitcpio's -c is a configuration file. */
+                        if (strchr(optarg, '/')) {
+                                r = log_error_errno(SYNTHETIC_ERRNO(EINVAL),
+                                                    "-c is --compress; foyer reads its settings from /etc/foyer/foyer.conf, "
+                                                    "not from \"%s\" (see foyer.conf(5)).", optarg);
+                                break;
+                        }
+                        /* fall through */
                 default:
                         r = build_args_parse(&a, opt, optarg);
-                        if (r == 0)
-                                r = -EINVAL;
+                        if (r == 0)     /* getopt named the option already */
+                                r = usage_hint("build");
                 }
                 if (r == -ENOMEM)
                         r = log_oom();
         }
-        if (r >= 0 && optind < argc)
-                r = log_error_errno(SYNTHETIC_ERRNO(EINVAL), "build takes no positional arguments (got \"%s\").",
-                                    argv[optind]);
+        if (r >= 0)
+                r = build_positional(&a, argv + optind, argc - optind);
         if (r >= 0)
                 r = build_args_config(&a, &c);
         if (r >= 0)
@@ -121,7 +218,7 @@ static int verb_ls(int argc, char *argv[]) {
                         help_ls();
                         return 0;
                 default:
-                        return -EINVAL;
+                        return usage_hint("ls");
                 }
 
         if (optind >= argc)
@@ -135,6 +232,51 @@ static int verb_ls(int argc, char *argv[]) {
         return 0;
 }
 
+static const struct {
+        const char *name;
+        int (*run)(int argc, char *argv[]);
+} verbs[] = {
+        { "build",   verb_build   },
+        { "ls",      verb_ls      },
+        { "uki",     verb_uki     },
+        { "preview", verb_preview },
+};
+
+static int run_verb(const char *name, int argc, char *argv[]) {
+        _cleanup_free_ char *argv0 = NULL;
+
+        assert(name);
+        assert(argc >= 1);
+
+        for (size_t i = 0; i < ELEMENTSOF(verbs); i++) {
+                if (!streq(verbs[i].name, name))
+                        continue;
+                /* getopt prefixes its messages with argv[0]: "foyer build: unrecognized option ...". */
+                argv0 = strjoin(program_invocation_short_name, " ", name);
+                if (!argv0)
+                        return log_oom();
+                argv[0] = argv0;
+                return verbs[i].run(argc, argv);
+        }
+        log_error("Unknown command \"%s\".", name);
+        return usage_hint(NULL);
+}
+
+/* "foyer help [COMMAND]", as git and systemctl have it: COMMAND --help. */
+static int verb_help(int argc, char *argv[]) {
+        char *args[] = { argv[1], (char *) "--help", NULL };
+
+        if (argc < 2) {
+                help_main();
+                return 0;
+        }
+        if (argc > 2) {
+                log_error("help takes one command (got \"%s\" too).", argv[2]);
+                return usage_hint(NULL);
+        }
+        return run_verb(argv[1], 2, args);
+}
+
 int main(int argc, char *argv[]) {
         int r;
 
@@ -142,25 +284,21 @@ int main(int argc, char *argv[]) {
         log_parse_environment();
         log_open();
 
-        if (argc < 2 || streq(argv[1], "-h") || streq(argv[1], "--help")) {
+        if (argc < 2) {
                 help_main();
-                return argc < 2 ? EXIT_FAILURE : EXIT_SUCCESS;
-        }
-        if (streq(argv[1], "--version")) {
-                printf("foyer %s\n", FOYER_VERSION);
-                return EXIT_SUCCESS;
+                return EXIT_FAILURE;
         }
 
-        if (streq(argv[1], "build"))
-                r = verb_build(argc - 1, argv + 1);
-        else if (streq(argv[1], "ls"))
-                r = verb_ls(argc - 1, argv + 1);
-        else if (streq(argv[1], "uki"))
-                r = verb_uki(argc - 1, argv + 1);
-        else {
-                log_error("Unknown command \"%s\"; see %s --help.", argv[1], program_invocation_short_name);
-                r = -EINVAL;
-        }
+        if (streq(argv[1], "help") || streq(argv[1], "-h") || streq(argv[1], "--help"))
+                r = verb_help(argc - 1, argv + 1);
+        else if (streq(argv[1], "version") || streq(argv[1], "--version")) {
+                printf("foyer %s\n", FOYER_VERSION);
+                r = 0;
+        } else if (argv[1][0] == '-') {
+                log_error("Unknown option \"%s\"; options go after the command.", argv[1]);
+                r = usage_hint(NULL);
+        } else
+                r = run_verb(argv[1], argc - 1, argv + 1);
 
         log_close();
         return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;

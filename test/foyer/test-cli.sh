@@ -1,0 +1,133 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# The foyer command as users of dracut, mkinitcpio and lsinitrd expect it: help and version verbs,
+# usage errors that name the culprit and point to --help, the habits of the other tools accepted
+# (or refused with a reason), and foyer preview, the dry run of the boot's generators.
+# Usage: test-cli.sh FOYER GENERATOR-DIR UNIT-DIR
+. "$(dirname "$0")/lib.sh" "$@"
+make_tmp test-cli
+prog=$(basename "$foyer")
+
+# expect_usage DESCRIPTION PATTERN HINT COMMAND...: fails with exactly two lines on stderr, the
+# first matching PATTERN, the second "Try 'foyer[ VERB] --help'." (HINT is the verb or "").
+expect_usage() {
+        local what=$1 pattern=$2 hint=$3
+        shift 3
+        echo "== usage error: $what"
+        if "$@" >"$tmp/stdout" 2>"$tmp/stderr"; then
+                fail "$what: exit status 0"
+        fi
+        cat "$tmp/stderr"
+        [ "$(grep -c . "$tmp/stderr")" -eq 2 ] || fail "$what: expected two lines on stderr"
+        head -n 1 "$tmp/stderr" | grep -q -- "$pattern" || fail "$what: first line does not match '$pattern'"
+        [ "$(tail -n 1 "$tmp/stderr")" = "Try '$prog${hint:+ $hint} --help'." ] || fail "$what: no --help hint"
+        [ ! -s "$tmp/stdout" ] || fail "$what: output on stdout"
+}
+
+echo "== help and version"
+for h in help --help -h; do
+        "$foyer" $h >"$tmp/out" || fail "foyer $h"
+        grep -q '^Commands:' "$tmp/out" || fail "foyer $h: no command list"
+        grep -q '^  preview' "$tmp/out" || fail "foyer $h: preview not listed"
+done
+for v in version --version; do
+        "$foyer" $v | grep -qx 'foyer [0-9][0-9.]*' || fail "foyer $v"
+done
+for verb in build ls uki preview; do
+        "$foyer" help $verb >"$tmp/a" || fail "foyer help $verb"
+        "$foyer" $verb --help >"$tmp/b" || fail "foyer $verb --help"
+        cmp -s "$tmp/a" "$tmp/b" || fail "foyer help $verb differs from foyer $verb --help"
+        head -n 1 "$tmp/a" | grep -q "^$prog $verb " || fail "foyer help $verb: synopsis"
+done
+
+# getopt's own messages name the option and the verb; ours name the word.
+expect_usage "unknown command" 'Unknown command "frobnicate"' "" "$foyer" frobnicate
+expect_usage "unknown top-level option" 'Unknown option "--frob"' "" "$foyer" --frob
+expect_usage "help for an unknown command" 'Unknown command "frob"' "" "$foyer" help frob
+expect_usage "unknown build option" "^$prog build: unrecognized option '--frob'" build "$foyer" build --frob
+expect_usage "unknown short option" "^$prog build: invalid option -- 'Z'" build "$foyer" build -Z
+expect_usage "missing argument" "^$prog build: option '--kver' requires an argument" build "$foyer" build --kver
+expect_usage "unknown ls option" "^$prog ls: unrecognized option '--frob'" ls "$foyer" ls --frob
+expect_usage "unknown preview option" "^$prog preview: unrecognized option '--frob'" preview "$foyer" preview --frob
+expect_usage "preview argument" 'preview takes no arguments (got "root=/dev/sda")' preview \
+        "$foyer" preview root=/dev/sda
+expect_usage "three build arguments" 'at most OUTPUT and KVER.*"c"' build "$foyer" build a b c
+
+echo "== habits of dracut and mkinitcpio"
+out=$tmp/never.img
+expect_error "-H" 'Host-only images (-H, --hostonly) are not available yet.*generic' "$foyer" build -H -o "$out"
+expect_error "--hostonly" 'Host-only images.*not available yet' "$foyer" build --hostonly -o "$out"
+expect_error "-c with a file" '-c is --compress.*foyer.conf' "$foyer" build -c /etc/mkinitcpio.conf -o "$out"
+expect_error "-o and a positional OUTPUT" '--output given twice' "$foyer" build -o "$out" "$tmp/other.img"
+expect_error "--kver and a positional KVER" '--kver given twice' "$foyer" build --kver 1.0 "$out" 2.0
+# The positional KVER, -k and mkinitcpio's -g reach the builder: the error names that version.
+expect_error "positional KVER" 'Kernel version 0.0-foyer-test has no modules' \
+        "$foyer" build "$out" 0.0-foyer-test
+expect_error "-g and -k" 'Kernel version 0.0-foyer-test has no modules' \
+        "$foyer" build -g "$out" -k 0.0-foyer-test
+unset out
+
+if [ -n "$(compgen -G "$FOYER_GENERATOR_DIR/foyer-*")" ] && compgen -G '/usr/lib/modules/*/modules.order' >/dev/null; then
+        require_kernel
+        echo "== dracut-style build: foyer build -f -N --add-drivers \"dummy veth\" OUTPUT KVER"
+        : >"$tmp/old.img"
+        "$foyer" build -f -N --add-drivers "dummy  veth" "$tmp/old.img" "$kver"
+        "$foyer" ls "$tmp/old.img" >"$tmp/ls"
+        grep -q '/dummy\.ko' "$tmp/ls" || fail "--add-drivers: dummy missing"
+        grep -q '/veth\.ko' "$tmp/ls" || fail "--add-drivers: veth missing"
+        out=$tmp/never.img
+        expect_error "--add-drivers with an unknown module" 'no-such-module-x' \
+                "$foyer" build --add-drivers "dummy no-such-module-x" "$out" "$kver"
+        unset out
+else
+        echo "no kernel or generators: skipping the dracut-style build"
+fi
+
+echo "== preview"
+require_generator foyer-root-generator
+require_generator foyer-crypt-generator
+uuid=8d5a4b0e-1c3f-4d2a-9e6b-1f2e3d4c5b6a
+luks=0b1c2d3e-4f50-4617-8a9b-0c1d2e3f4a5b
+mkdir "$tmp/t"
+TMPDIR=$tmp/t "$foyer" preview --cmdline "root=UUID=$uuid rd.luks.uuid=$luks rd.timeout=soon" \
+        >"$tmp/preview" 2>"$tmp/preview.err" || { cat "$tmp/preview.err"; fail "preview failed"; }
+cat "$tmp/preview.err"
+grep -qx '# /run/systemd/generator/sysroot.mount' "$tmp/preview" || fail "preview: no sysroot.mount header"
+awk '/^# \// { on = ($0 == "# /run/systemd/generator/sysroot.mount") } on' "$tmp/preview" | grep -qx "What=/dev/disk/by-uuid/$uuid" ||
+        fail "preview: sysroot.mount has no What=/dev/disk/by-uuid/$uuid"
+cryptunit="/run/systemd/generator/systemd-cryptsetup@luks\\\\x2d${luks//-/\\\\x2d}.service"
+grep -qx "# $cryptunit" "$tmp/preview" || fail "preview: no $cryptunit"
+grep -q "^# /run/systemd/generator/.*\.requires/sysroot.mount -> \.\./sysroot.mount$" "$tmp/preview" ||
+        fail "preview: symlinks not shown as NAME -> TARGET"
+grep -q 'ExecStart=.*systemd-cryptsetup attach' "$tmp/preview" || fail "preview: no cryptsetup ExecStart"
+grep -q "$tmp" "$tmp/preview" && fail "preview: the temporary directory shows in the units"
+grep -q 'rd.timeout=soon' "$tmp/preview.err" || fail "preview: the bad parameter is not logged on stderr"
+grep -q 'rd.timeout' "$tmp/preview" && fail "preview: log messages on stdout"
+# Headers come in sorted order within each directory.
+grep '^# /run/systemd/generator/' "$tmp/preview" | LC_ALL=C sort -c || fail "preview: not sorted"
+[ -z "$(ls -A "$tmp/t")" ] || fail "preview left $(ls -A "$tmp/t") in TMPDIR"
+
+echo "== preview with a crypttab and the real root's fstab"
+printf 'data UUID=%s none luks\n' "$luks" >"$tmp/crypttab"
+printf 'UUID=%s / ext4 defaults 0 1\n/dev/vg/usr /usr ext4 defaults 0 2\n' "$uuid" >"$tmp/fstab"
+TMPDIR=$tmp/t "$foyer" preview --cmdline "root=UUID=$uuid" --crypttab "$tmp/crypttab" --fstab "$tmp/fstab" \
+        >"$tmp/preview" 2>"$tmp/preview.err" || { cat "$tmp/preview.err"; fail "preview with files failed"; }
+grep -qx '# /run/systemd/generator/systemd-cryptsetup@data.service' "$tmp/preview" || fail "preview: crypttab unused"
+grep -qx '# /run/systemd/generator/sysroot-usr.mount' "$tmp/preview" || fail "preview: fstab's /usr not mounted"
+[ -z "$(ls -A "$tmp/t")" ] || fail "preview left files in TMPDIR"
+TMPDIR=$tmp/t expect_error "preview with a missing crypttab" "Cannot read $tmp/nonexistent" \
+        "$foyer" preview --cmdline root=/dev/sda1 --crypttab "$tmp/nonexistent"
+
+echo "== preview fails when a generator fails, and still cleans up"
+mkdir "$tmp/gens"
+printf '#!/bin/sh\necho "failing on purpose" >&2\nexit 3\n' >"$tmp/gens/foyer-broken-generator"
+chmod +x "$tmp/gens/foyer-broken-generator"
+TMPDIR=$tmp/t FOYER_GENERATOR_DIR=$tmp/gens "$foyer" preview --cmdline quiet >"$tmp/out" 2>"$tmp/err" &&
+        fail "preview: a failing generator gives exit status 0"
+cat "$tmp/err"
+grep -q 'foyer-broken-generator failed with exit status 3' "$tmp/err" || fail "preview: generator failure not named"
+[ -z "$(ls -A "$tmp/t")" ] || fail "preview left files in TMPDIR after a failure"
+TMPDIR=$tmp/t FOYER_GENERATOR_DIR=$tmp/empty expect_error "no generators" 'No foyer generators' \
+        "$foyer" preview --cmdline quiet
+
+echo "OK"
