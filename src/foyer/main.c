@@ -97,7 +97,6 @@ static int build_positional(BuildArgs *a, char **args, int n) {
                 r = build_config_assign(&a->cli, slots[i].key, args[i], "command line", 0);
                 if (r < 0)
                         return r;
-                a->any = true;
         }
         return 0;
 }

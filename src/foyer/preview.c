@@ -212,6 +212,15 @@ static int run_generator(const char *path, const char *root) {
         return 0;
 }
 
+/* d_type is DT_UNKNOWN on some file systems that TMPDIR may be on. */
+static bool is_dir(DIR *d, const struct dirent *de) {
+        struct stat st;
+
+        if (de->d_type != DT_UNKNOWN)
+                return de->d_type == DT_DIR;
+        return fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) >= 0 && S_ISDIR(st.st_mode);
+}
+
 /* Appends every file and symlink below base/rel (relative paths, depth first) to l. */
 static int collect(const char *base, const char *rel, char ***l) {
         _cleanup_free_ char *dir = strjoin(base, "/", rel);
@@ -234,7 +243,7 @@ static int collect(const char *base, const char *rel, char ***l) {
                         r = -ENOMEM;
                         break;
                 }
-                if (de->d_type == DT_DIR)
+                if (is_dir(d, de))
                         r = collect(base, p, l);
                 else
                         r = strv_consume(l, TAKE_PTR(p));
