@@ -13,8 +13,9 @@
 static int check_entry(const CpioEntry *e, void *userdata) {
         size_t *n = userdata;
 
-        /* What the reader promises: bounded, NUL-terminated names and link targets. */
-        if (strlen(e->name) >= CPIO_PATH_MAX || (e->link_target && strlen(e->link_target) != e->size))
+        /* What the reader promises: bounded, NUL-terminated names and link targets (a target may
+         * hold a NUL of its own, and then reads shorter than its size). */
+        if (strlen(e->name) >= CPIO_PATH_MAX || (e->link_target && strlen(e->link_target) > e->size))
                 abort();
         (*n)++;
         return 0;
@@ -31,7 +32,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 log_set_max_level(LOG_EMERG);
         }
 
-        (void) ls_data("fuzz", data, size, null, 64U * 1024U * 1024U);
+        /* 4 MiB: enough for every seed, small enough for thousands of runs a second. */
+        (void) ls_data("fuzz", data, size, null, 4U * 1024U * 1024U);
         if (cpio_parse(data, size, check_entry, &n, &consumed) >= 0 && consumed > size)
                 abort();
         return 0;
