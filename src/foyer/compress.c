@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
+#include <assert.h>
+#include <limits.h>
 #include <lz4.h>
 #include <lz4frame.h>
 #include <lz4hc.h>
 #include <lzma.h>
 #include <zlib.h>
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #include "compress.h"
 #include "log.h"
@@ -324,24 +327,26 @@ int decompress_detect(const uint8_t *data, size_t size, Compression *ret_type) {
         return -EBADMSG;
 }
 
-typedef struct Buffer {
-        uint8_t *data;
-        size_t size, allocated;
-} Buffer;
+/* The decompressors hand their output to f in pieces of at most OUT_CHUNK bytes (one legacy
+ * block for lz4), so memory use is fixed by the format, never by the input: a small stream that
+ * expands to gigabytes is listed in the same few megabytes as any other. */
+typedef struct Output {
+        int (*f)(const void *chunk, size_t n, void *userdata);
+        void *userdata;
+        uint8_t *buf;
+        size_t size;
+} Output;
 
-static int buffer_reserve(Buffer *b, size_t extra) {
-        if (b->allocated - b->size >= extra)
-                return 0;
-        size_t na = MAX(b->allocated * 2, b->size + extra);
-        uint8_t *t = realloc(b->data, na);
-        if (!t)
-                return -ENOMEM;
-        b->data = t;
-        b->allocated = na;
-        return 0;
+static int output_emit(Output *o, size_t n) {
+        return n > 0 ? o->f(o->buf, n, o->userdata) : 0;
 }
 
-static int decompress_zstd(const uint8_t *data, size_t size, Buffer *b, size_t *ret_consumed) {
+/* A window larger than libzstd accepts is a memory limit, not corruption. */
+static bool zstd_error_is_memory(ZSTD_ErrorCode e) {
+        return e == ZSTD_error_memory_allocation || e == ZSTD_error_frameParameter_windowTooLarge;
+}
+
+static int decompress_zstd(const uint8_t *data, size_t size, Output *o, size_t *ret_consumed) {
         ZSTD_DCtx *d = ZSTD_createDCtx();
         ZSTD_inBuffer in = { data, size, 0 };
         size_t rem = 1;
@@ -350,22 +355,22 @@ static int decompress_zstd(const uint8_t *data, size_t size, Buffer *b, size_t *
         if (!d)
                 return -ENOMEM;
 
-        /* Decode consecutive zstd frames; stop at the first byte that starts no frame. */
+        /* Decode consecutive zstd frames; stop at the first byte that starts no frame. The
+         * window is bounded by libzstd's default limit (ZSTD_d_windowLogMax, 128 MiB). */
         while (in.pos < in.size) {
                 if (rem == 0) {
                         if (in.size - in.pos < 4 || memcmp(data + in.pos, "\x28\xb5\x2f\xfd", 4) != 0)
                                 break;
                 }
-                r = buffer_reserve(b, OUT_CHUNK);
-                if (r < 0)
-                        break;
-                ZSTD_outBuffer out = { b->data + b->size, b->allocated - b->size, 0 };
+                ZSTD_outBuffer out = { o->buf, o->size, 0 };
                 rem = ZSTD_decompressStream(d, &out, &in);
                 if (ZSTD_isError(rem)) {
-                        r = -EBADMSG;
+                        r = zstd_error_is_memory(ZSTD_getErrorCode(rem)) ? -ENOMEM : -EBADMSG;
                         break;
                 }
-                b->size += out.pos;
+                r = output_emit(o, out.pos);
+                if (r < 0)
+                        break;
                 if (rem != 0 && in.pos == in.size && out.pos < out.size) {
                         r = -EPIPE;
                         break;
@@ -378,23 +383,26 @@ static int decompress_zstd(const uint8_t *data, size_t size, Buffer *b, size_t *
         return r;
 }
 
-static int decompress_xz(const uint8_t *data, size_t size, Buffer *b, size_t *ret_consumed) {
+/* The dictionary an xz header asks for is allocated up front; xz -9 needs 64 MiB, and a header
+ * that asks for more is refused rather than believed. */
+#define XZ_MEMLIMIT (128U * 1024U * 1024U)
+
+static int decompress_xz(const uint8_t *data, size_t size, Output *o, size_t *ret_consumed) {
         lzma_stream s = LZMA_STREAM_INIT;
         lzma_ret lr;
         int r = 0;
 
-        if (lzma_stream_decoder(&s, UINT64_MAX, 0) != LZMA_OK)
+        if (lzma_stream_decoder(&s, XZ_MEMLIMIT, 0) != LZMA_OK)
                 return -ENOMEM;
         s.next_in = data;
         s.avail_in = size;
         for (;;) {
-                r = buffer_reserve(b, OUT_CHUNK);
+                s.next_out = o->buf;
+                s.avail_out = o->size;
+                lr = lzma_code(&s, LZMA_FINISH);
+                r = output_emit(o, o->size - s.avail_out);
                 if (r < 0)
                         break;
-                s.next_out = b->data + b->size;
-                s.avail_out = b->allocated - b->size;
-                lr = lzma_code(&s, LZMA_FINISH);
-                b->size = b->allocated - s.avail_out;
                 if (lr == LZMA_STREAM_END)
                         break;
                 if (lr == LZMA_BUF_ERROR && s.avail_in == 0) {
@@ -402,7 +410,7 @@ static int decompress_xz(const uint8_t *data, size_t size, Buffer *b, size_t *re
                         break;
                 }
                 if (lr != LZMA_OK) {
-                        r = lr == LZMA_MEM_ERROR ? -ENOMEM : -EBADMSG;
+                        r = lr == LZMA_MEM_ERROR || lr == LZMA_MEMLIMIT_ERROR ? -ENOMEM : -EBADMSG;
                         break;
                 }
         }
@@ -411,25 +419,29 @@ static int decompress_xz(const uint8_t *data, size_t size, Buffer *b, size_t *re
         return r;
 }
 
-static int decompress_gzip(const uint8_t *data, size_t size, Buffer *b, size_t *ret_consumed) {
+static int decompress_gzip(const uint8_t *data, size_t size, Output *o, size_t *ret_consumed) {
         z_stream z = {};
         int r = 0, zr;
 
         if (inflateInit2(&z, 15 + 16) != Z_OK)
                 return -ENOMEM;
+        /* zlib counts in uInt; the input of one call is bounded by it, later calls continue. */
         z.next_in = (Bytef *) data;
-        z.avail_in = size;
+        z.avail_in = (uInt) MIN(size, (size_t) UINT_MAX);
         for (;;) {
-                r = buffer_reserve(b, OUT_CHUNK);
+                z.next_out = o->buf;
+                z.avail_out = o->size;
+                zr = inflate(&z, Z_NO_FLUSH);
+                r = output_emit(o, o->size - z.avail_out);
                 if (r < 0)
                         break;
-                z.next_out = b->data + b->size;
-                z.avail_out = b->allocated - b->size;
-                zr = inflate(&z, Z_NO_FLUSH);
-                b->size = b->allocated - z.avail_out;
                 if (zr == Z_STREAM_END)
                         break;
                 if (zr == Z_BUF_ERROR && z.avail_in == 0) {
+                        if (z.total_in < size) {
+                                z.avail_in = (uInt) MIN(size - z.total_in, (size_t) UINT_MAX);
+                                continue;
+                        }
                         r = -EPIPE;
                         break;
                 }
@@ -438,7 +450,7 @@ static int decompress_gzip(const uint8_t *data, size_t size, Buffer *b, size_t *
                         break;
                 }
         }
-        *ret_consumed = size - z.avail_in;
+        *ret_consumed = z.total_in;
         inflateEnd(&z);
         return r;
 }
@@ -447,12 +459,14 @@ static uint32_t le32(const uint8_t *p) {
         return p[0] | (uint32_t) p[1] << 8 | (uint32_t) p[2] << 16 | (uint32_t) p[3] << 24;
 }
 
-static int decompress_lz4_legacy(const uint8_t *data, size_t size, Buffer *b, size_t *ret_consumed) {
+static int decompress_lz4_legacy(const uint8_t *data, size_t size, Output *o, size_t *ret_consumed) {
         size_t pos = 4;
         int r;
 
+        assert(o->size >= LZ4_LEGACY_BLOCK);
+
         /* Blocks continue until the end of input, or until a "size" that is another magic. */
-        while (pos + 4 <= size) {
+        while (size - pos >= 4) {
                 uint32_t n = le32(data + pos);
                 int k;
 
@@ -464,21 +478,20 @@ static int decompress_lz4_legacy(const uint8_t *data, size_t size, Buffer *b, si
                         break;  /* not a block: the archive after this stream */
                 if (size - pos - 4 < n)
                         return -EPIPE;
-                r = buffer_reserve(b, LZ4_LEGACY_BLOCK);
-                if (r < 0)
-                        return r;
-                k = LZ4_decompress_safe((const char *) data + pos + 4, (char *) b->data + b->size, (int) n,
+                k = LZ4_decompress_safe((const char *) data + pos + 4, (char *) o->buf, (int) n,
                                         LZ4_LEGACY_BLOCK);
                 if (k < 0)
                         return -EBADMSG;
-                b->size += k;
+                r = output_emit(o, k);
+                if (r < 0)
+                        return r;
                 pos += 4 + n;
         }
         *ret_consumed = pos;
         return 0;
 }
 
-static int decompress_lz4_frame(const uint8_t *data, size_t size, Buffer *b, size_t *ret_consumed) {
+static int decompress_lz4_frame(const uint8_t *data, size_t size, Output *o, size_t *ret_consumed) {
         LZ4F_dctx *d = NULL;
         size_t pos = 0, hint = 1;
         int r = 0;
@@ -486,19 +499,17 @@ static int decompress_lz4_frame(const uint8_t *data, size_t size, Buffer *b, siz
         if (LZ4F_isError(LZ4F_createDecompressionContext(&d, LZ4F_VERSION)))
                 return -ENOMEM;
         while (pos < size && hint != 0) {
-                size_t in = size - pos, out;
+                size_t in = size - pos, out = o->size;
 
-                r = buffer_reserve(b, OUT_CHUNK);
-                if (r < 0)
-                        break;
-                out = b->allocated - b->size;
-                hint = LZ4F_decompress(d, b->data + b->size, &out, data + pos, &in, NULL);
+                hint = LZ4F_decompress(d, o->buf, &out, data + pos, &in, NULL);
                 if (LZ4F_isError(hint)) {
                         r = -EBADMSG;
                         break;
                 }
                 pos += in;
-                b->size += out;
+                r = output_emit(o, out);
+                if (r < 0)
+                        break;
         }
         if (r == 0 && hint != 0)
                 r = -EPIPE;
@@ -507,38 +518,45 @@ static int decompress_lz4_frame(const uint8_t *data, size_t size, Buffer *b, siz
         return r;
 }
 
-int decompress_stream(Compression c, const uint8_t *data, size_t size, uint8_t **ret, size_t *ret_size,
-                      size_t *ret_consumed) {
-        Buffer b = {};
+int decompress_foreach(Compression c, const uint8_t *data, size_t size,
+                       int (*f)(const void *chunk, size_t n, void *userdata), void *userdata,
+                       size_t *ret_consumed) {
+        _cleanup_free_ uint8_t *buf = NULL;
+        bool legacy = c == COMPRESSION_LZ4 && size >= 4 && le32(data) == LZ4_LEGACY_MAGIC;
+        Output o = { .f = f, .userdata = userdata, .size = legacy ? LZ4_LEGACY_BLOCK : OUT_CHUNK };
         size_t consumed = 0;
         int r;
 
+        assert(data || size == 0);
+        assert(f);
+        assert(ret_consumed);
+
+        buf = o.buf = malloc(o.size);
+        if (!buf)
+                return -ENOMEM;
+
         switch (c) {
         case COMPRESSION_ZSTD:
-                r = decompress_zstd(data, size, &b, &consumed);
+                r = decompress_zstd(data, size, &o, &consumed);
                 break;
         case COMPRESSION_XZ:
-                r = decompress_xz(data, size, &b, &consumed);
+                r = decompress_xz(data, size, &o, &consumed);
                 break;
         case COMPRESSION_GZIP:
-                r = decompress_gzip(data, size, &b, &consumed);
+                r = decompress_gzip(data, size, &o, &consumed);
                 break;
         case COMPRESSION_LZ4:
-                if (size >= 4 && le32(data) == LZ4_LEGACY_MAGIC)
-                        r = decompress_lz4_legacy(data, size, &b, &consumed);
+                if (legacy)
+                        r = decompress_lz4_legacy(data, size, &o, &consumed);
                 else
-                        r = decompress_lz4_frame(data, size, &b, &consumed);
+                        r = decompress_lz4_frame(data, size, &o, &consumed);
                 break;
         default:
                 r = -EINVAL;
         }
-        if (r < 0) {
-                free(b.data);
+        if (r < 0)
                 return r;
-        }
 
-        *ret = b.data;
-        *ret_size = b.size;
         *ret_consumed = consumed;
         return 0;
 }

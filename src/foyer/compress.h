@@ -35,9 +35,14 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(Sink *, sink_free);
 /* Bytes accepted so far (uncompressed). */
 uint64_t sink_bytes_in(const Sink *s);
 
-/* Decompression for foyer ls: detects the format at data by its magic. On success returns the
- * decompressed bytes in ret (NULL and 0 for COMPRESSION_NONE) and how many input bytes the
- * compressed stream took in ret_consumed. -EBADMSG for corrupt, -EPIPE for truncated input. */
+/* Decompression for foyer ls. decompress_detect() finds the format at data by its magic
+ * (COMPRESSION_NONE for a newc archive). decompress_foreach() decodes one stream of type c and
+ * passes the output to f in pieces of bounded size, so memory use does not depend on how far the
+ * input expands; an error from f stops it and is returned. ret_consumed is how many input bytes
+ * the stream took. -EBADMSG for corrupt, -EPIPE for truncated input, -ENOMEM when a header asks
+ * for more memory than foyer allows (an xz dictionary over 128 MiB, a zstd window over
+ * libzstd's limit). */
 int decompress_detect(const uint8_t *data, size_t size, Compression *ret_type);
-int decompress_stream(Compression c, const uint8_t *data, size_t size, uint8_t **ret, size_t *ret_size,
-                      size_t *ret_consumed);
+int decompress_foreach(Compression c, const uint8_t *data, size_t size,
+                       int (*f)(const void *chunk, size_t n, void *userdata), void *userdata,
+                       size_t *ret_consumed);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
+#include <assert.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <search.h>
@@ -292,61 +293,200 @@ static int parse_hex8(const uint8_t *p, uint32_t *ret) {
         return 0;
 }
 
-int cpio_parse(const uint8_t *data, size_t size, int (*f)(const CpioEntry *e, void *userdata),
-               void *userdata, size_t *ret_consumed) {
-        size_t pos = 0;
-        int r;
+void cpio_reader_init(CpioReader *r, bool multi, int (*f)(const CpioEntry *e, void *userdata), void *userdata) {
+        assert(r);
 
-        for (;;) {
-                uint32_t fields[13];
-                size_t name_off, data_off;
-                CpioEntry e = {};
+        *r = (CpioReader) {
+                .f = f,
+                .userdata = userdata,
+                .multi = multi,
+                /* A decompressed stream may start with zeros, like the gaps between archives. */
+                .state = multi ? CPIO_READ_BETWEEN : CPIO_READ_HEADER,
+                .need = multi ? 0 : CPIO_HEADER_SIZE,
+        };
+}
 
-                if (size - pos < CPIO_HEADER_SIZE)
-                        return -EPIPE;
-                if (memcmp(data + pos, "070701", 6) != 0 && memcmp(data + pos, "070702", 6) != 0)
-                        return -EBADMSG;
-                for (int i = 0; i < 13; i++) {
-                        r = parse_hex8(data + pos + 6 + 8 * i, &fields[i]);
-                        if (r < 0)
-                                return r;
+static void reader_enter(CpioReader *r, CpioReaderState state, uint64_t need) {
+        r->state = state;
+        r->need = need;
+        r->fill = 0;
+}
+
+/* A complete header: check it and size the name. */
+static int reader_header(CpioReader *r) {
+        uint32_t fields[13];
+        int k;
+
+        if (memcmp(r->header, "070701", 6) != 0 && memcmp(r->header, "070702", 6) != 0)
+                return -EBADMSG;
+        for (int i = 0; i < 13; i++) {
+                k = parse_hex8(r->header + 6 + 8 * i, &fields[i]);
+                if (k < 0)
+                        return k;
+        }
+        if (fields[11] == 0 || fields[11] > CPIO_PATH_MAX)
+                return -EBADMSG;
+
+        r->entry = (CpioEntry) {
+                .name = r->name,
+                .ino = fields[0],
+                .mode = fields[1],
+                .nlink = fields[4],
+                .mtime = fields[5],
+                .size = fields[6],
+                .rdev_major = fields[9],
+                .rdev_minor = fields[10],
+        };
+        reader_enter(r, CPIO_READ_NAME, fields[11]);
+        return 0;
+}
+
+static bool entry_is_symlink(const CpioEntry *e) {
+        return (e->mode & S_IFMT) == S_IFLNK;
+}
+
+/* A complete name: check it; the target of a symlink is kept, so it must fit. */
+static int reader_name(CpioReader *r) {
+        if (r->name[r->fill - 1] != '\0')
+                return -EBADMSG;
+        r->trailer = streq(r->name, "TRAILER!!!");
+        if (!r->trailer && entry_is_symlink(&r->entry) && r->entry.size >= CPIO_PATH_MAX)
+                return -EBADMSG;
+        reader_enter(r, CPIO_READ_NAME_PAD, padlen(r->offset, 4));
+        return 0;
+}
+
+/* The entry's data is complete: report the entry. */
+static int reader_entry(CpioReader *r) {
+        int k;
+
+        if (!r->trailer && r->f) {
+                if (entry_is_symlink(&r->entry)) {
+                        r->target[r->entry.size] = '\0';
+                        r->entry.link_target = r->target;
                 }
+                k = r->f(&r->entry, r->userdata);
+                if (k < 0)
+                        return k;
+        }
+        reader_enter(r, r->trailer ? CPIO_READ_TRAILER_PAD : CPIO_READ_DATA_PAD, padlen(r->offset, 4));
+        return 0;
+}
 
-                name_off = pos + CPIO_HEADER_SIZE;
-                if (fields[11] == 0)
-                        return -EBADMSG;
-                if (size - name_off < fields[11])
-                        return -EPIPE;
-                if (data[name_off + fields[11] - 1] != 0)
-                        return -EBADMSG;
-                data_off = name_off + fields[11];
-                data_off += padlen(data_off, 4);
-                if (data_off > size || size - data_off < fields[6])
-                        return -EPIPE;
+/* Moves on from a state whose bytes are all there. */
+static int reader_advance(CpioReader *r) {
+        switch (r->state) {
+        case CPIO_READ_HEADER:
+                return reader_header(r);
+        case CPIO_READ_NAME:
+                return reader_name(r);
+        case CPIO_READ_NAME_PAD:
+                reader_enter(r, CPIO_READ_DATA, r->entry.size);
+                return 0;
+        case CPIO_READ_DATA:
+                return reader_entry(r);
+        case CPIO_READ_DATA_PAD:
+                reader_enter(r, CPIO_READ_HEADER, CPIO_HEADER_SIZE);
+                return 0;
+        case CPIO_READ_TRAILER_PAD:
+                reader_enter(r, r->multi ? CPIO_READ_BETWEEN : CPIO_READ_DONE, 0);
+                return 0;
+        default:
+                assert(!"no bytes to wait for in this state");
+                return -EINVAL;
+        }
+}
 
-                e.name = (const char *) data + name_off;
-                e.ino = fields[0];
-                e.mode = fields[1];
-                e.nlink = fields[4];
-                e.mtime = fields[5];
-                e.size = fields[6];
-                e.rdev_major = fields[9];
-                e.rdev_minor = fields[10];
-                e.data = data + data_off;
+/* Where the bytes of the current state go: the header, the name, a symlink's target, or nowhere. */
+static uint8_t *reader_buffer(CpioReader *r) {
+        switch (r->state) {
+        case CPIO_READ_HEADER:
+                return r->header;
+        case CPIO_READ_NAME:
+                return (uint8_t *) r->name;
+        case CPIO_READ_DATA:
+                return !r->trailer && entry_is_symlink(&r->entry) ? (uint8_t *) r->target : NULL;
+        default:
+                return NULL;
+        }
+}
 
-                pos = data_off + fields[6];
-                pos = MIN(pos + padlen(pos, 4), size);
+int cpio_reader_feed(CpioReader *r, const uint8_t *data, size_t size, size_t *ret_used) {
+        size_t pos = 0;
+        int k;
 
-                if (streq(e.name, "TRAILER!!!"))
+        assert(r);
+        assert(data || size == 0);
+        assert(ret_used);
+
+        while (r->state != CPIO_READ_DONE) {
+                uint8_t *buf;
+                size_t n;
+
+                if (r->state == CPIO_READ_BETWEEN) {
+                        while (pos < size && data[pos] == 0)
+                                pos++;
+                        if (pos == size)
+                                break;
+                        reader_enter(r, CPIO_READ_HEADER, CPIO_HEADER_SIZE);
+                        r->offset = 0;
+                        r->archive_start = r->total + pos;
+                        continue;
+                }
+                if (r->need == 0) {
+                        k = reader_advance(r);
+                        if (k < 0)
+                                return k;
+                        continue;
+                }
+                if (pos == size)
                         break;
 
-                if (f) {
-                        r = f(&e, userdata);
-                        if (r < 0)
-                                return r;
-                }
+                /* need fits in memory whenever bytes are kept: the header, a name and a target
+                 * are bounded above. */
+                n = (size_t) MIN((uint64_t) (size - pos), r->need);
+                buf = reader_buffer(r);
+                if (buf)
+                        memcpy(buf + r->fill, data + pos, n);
+                r->fill += n;
+                r->need -= n;
+                r->offset += n;
+                pos += n;
         }
 
-        *ret_consumed = pos;
+        r->total += pos;
+        *ret_used = pos;
+        return 0;
+}
+
+int cpio_reader_finish(const CpioReader *r) {
+        assert(r);
+
+        /* A trailer's padding may be cut off by the end of the input. */
+        if (r->state == CPIO_READ_DONE || r->state == CPIO_READ_TRAILER_PAD || r->state == CPIO_READ_BETWEEN)
+                return 0;
+        return -EPIPE;
+}
+
+int cpio_parse(const uint8_t *data, size_t size, int (*f)(const CpioEntry *e, void *userdata),
+               void *userdata, size_t *ret_consumed) {
+        _cleanup_free_ CpioReader *r = NULL;
+        size_t used;
+        int k;
+
+        assert(data || size == 0);
+        assert(ret_consumed);
+
+        r = malloc(sizeof(CpioReader));
+        if (!r)
+                return -ENOMEM;
+        cpio_reader_init(r, false, f, userdata);
+        k = cpio_reader_feed(r, data, size, &used);
+        if (k < 0)
+                return k;
+        k = cpio_reader_finish(r);
+        if (k < 0)
+                return k;
+        *ret_consumed = used;
         return 0;
 }

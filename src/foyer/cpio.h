@@ -34,16 +34,60 @@ int cpio_write_trailer(CpioWriter *w);
 /* Writes the whole manifest, sorted, and the trailer. */
 int cpio_write_manifest(CpioWriter *w, Manifest *m);
 
+/* The reader bounds what it keeps: a name or a symlink target longer than this is refused as
+ * malformed (the kernel refuses names over PATH_MAX too); file data is skipped, never kept. */
+#define CPIO_PATH_MAX 4096U
+
 typedef struct CpioEntry {
-        const char *name;       /* points into the archive; NUL-terminated */
+        const char *name;       /* NUL-terminated, at most CPIO_PATH_MAX bytes with the NUL */
         uint32_t mode, ino, nlink;
         uint64_t mtime, size;
         uint32_t rdev_major, rdev_minor;
-        const uint8_t *data;    /* the file content, or the link target (not NUL-terminated) */
+        const char *link_target; /* symlinks: the target, NUL-terminated (size bytes before the NUL); else NULL */
 } CpioEntry;
 
-/* Parses one archive at data, calling f for each entry but the trailer. Returns the number of
- * bytes up to and including the trailer's padding to 4 bytes; -EBADMSG when the input is not
- * newc, -EPIPE when it ends before the trailer. */
+typedef enum CpioReaderState {
+        CPIO_READ_HEADER,
+        CPIO_READ_NAME,
+        CPIO_READ_NAME_PAD,
+        CPIO_READ_DATA,
+        CPIO_READ_DATA_PAD,
+        CPIO_READ_TRAILER_PAD,
+        CPIO_READ_BETWEEN,      /* zeros after a trailer, before the next archive (multi mode) */
+        CPIO_READ_DONE,
+} CpioReaderState;
+
+/* A streaming newc reader: fed the archive in pieces of any size, it keeps one header, one name
+ * and one symlink target, so memory use does not depend on the input. */
+typedef struct CpioReader {
+        int (*f)(const CpioEntry *e, void *userdata);
+        void *userdata;
+        bool multi;             /* after a trailer: skip zeros and read the next archive */
+        CpioReaderState state;
+        uint64_t offset;        /* within the current archive, for the 4-byte padding */
+        uint64_t archive_start; /* where the current archive starts in the whole input */
+        uint64_t total;         /* bytes consumed */
+        uint64_t need;          /* bytes left in this state */
+        size_t fill;            /* bytes collected into the header, name or target */
+        bool trailer;
+        CpioEntry entry;
+        uint8_t header[110];
+        char name[CPIO_PATH_MAX + 1];
+        char target[CPIO_PATH_MAX + 1];
+} CpioReader;
+
+/* f is called for each entry but the trailers. multi reads concatenated archives with zero
+ * padding between them (what one decompressed stream holds); otherwise the reader stops after
+ * the first trailer and its padding. */
+void cpio_reader_init(CpioReader *r, bool multi, int (*f)(const CpioEntry *e, void *userdata), void *userdata);
+/* Consumes input. Returns the number of bytes taken (less than size only once the single archive
+ * is complete), -EBADMSG when the input is not newc or an entry is out of bounds, or f's error. */
+int cpio_reader_feed(CpioReader *r, const uint8_t *data, size_t size, size_t *ret_used);
+/* At the end of the input: 0 when no archive is open, -EPIPE when one ends before its trailer. */
+int cpio_reader_finish(const CpioReader *r);
+
+/* Parses one archive held in memory with the reader above. Returns the number of bytes up to and
+ * including the trailer's padding to 4 bytes; -EBADMSG when the input is not newc, -EPIPE when
+ * it ends before the trailer. */
 int cpio_parse(const uint8_t *data, size_t size, int (*f)(const CpioEntry *e, void *userdata),
                void *userdata, size_t *ret_consumed);

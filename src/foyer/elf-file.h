@@ -6,6 +6,7 @@
  * that follows ld.so's order within a source tree. */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "macro.h"
@@ -24,6 +25,9 @@ typedef struct ElfFile {
  * file without dynamic linking information (relocatable objects such as kernel modules);
  * -EBADMSG if it is ELF but malformed. Release with elf_file_free(). */
 int elf_file_read(const char *path, ElfFile **ret);
+/* The same on a file's bytes in memory, at any alignment. A file with a second PT_INTERP, DT_RPATH
+ * or DT_RUNPATH, or with an offset or size that points outside data, is malformed (-EBADMSG). */
+int elf_file_parse(const uint8_t *data, size_t size, ElfFile **ret);
 ElfFile *elf_file_free(ElfFile *f);
 DEFINE_TRIVIAL_CLEANUP_FUNC(ElfFile *, elf_file_free);
 

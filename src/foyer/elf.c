@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
+#include <assert.h>
 #include <ctype.h>
 #include <elf.h>
 #include <stddef.h>
@@ -16,11 +17,13 @@
  * "soname" array. https://systemd.io/ELF_DLOPEN_METADATA/ */
 #define NOTE_FDO_DLOPEN 0x407c0c0aU
 
+/* The file's bytes may sit at any alignment (a mapping is page-aligned, but e_phoff, e_shoff and
+ * the other offsets come from the file): every structure is copied into an aligned local with
+ * memcpy() after its range has been checked, never read through a cast pointer. */
 typedef struct Image {
         const uint8_t *data;
         size_t size;
-        const Elf64_Ehdr *ehdr;
-        const Elf64_Phdr *phdr;
+        Elf64_Ehdr ehdr;
 } Image;
 
 ElfFile *elf_file_free(ElfFile *f) {
@@ -39,48 +42,77 @@ static bool range_ok(const Image *img, uint64_t offset, uint64_t size) {
         return offset <= img->size && size <= img->size - offset;
 }
 
+/* Copies size bytes at offset into ret, or -EBADMSG if the file does not hold them. */
+static int image_read(const Image *img, uint64_t offset, void *ret, size_t size) {
+        if (!range_ok(img, offset, size))
+                return -EBADMSG;
+        memcpy(ret, img->data + offset, size);
+        return 0;
+}
+
+/* Program header i; the table's range was checked when the image was opened. */
+static Elf64_Phdr image_phdr(const Image *img, unsigned i) {
+        Elf64_Phdr p;
+
+        memcpy(&p, img->data + img->ehdr.e_phoff + (uint64_t) i * sizeof(Elf64_Phdr), sizeof(p));
+        return p;
+}
+
 /* Maps a virtual address to a file offset through the PT_LOAD segments. */
 static int vaddr_to_offset(const Image *img, uint64_t vaddr, uint64_t *ret) {
-        for (unsigned i = 0; i < img->ehdr->e_phnum; i++) {
-                const Elf64_Phdr *p = img->phdr + i;
+        for (unsigned i = 0; i < img->ehdr.e_phnum; i++) {
+                Elf64_Phdr p = image_phdr(img, i);
 
-                if (p->p_type != PT_LOAD)
+                if (p.p_type != PT_LOAD)
                         continue;
-                if (vaddr >= p->p_vaddr && vaddr - p->p_vaddr < p->p_filesz) {
-                        *ret = p->p_offset + (vaddr - p->p_vaddr);
+                if (vaddr >= p.p_vaddr && vaddr - p.p_vaddr < p.p_filesz) {
+                        if (p.p_offset > UINT64_MAX - (vaddr - p.p_vaddr))
+                                return -EBADMSG;
+                        *ret = p.p_offset + (vaddr - p.p_vaddr);
                         return 0;
                 }
         }
         return -EBADMSG;
 }
 
-/* Returns a pointer to a NUL-terminated string inside the image, or NULL if it runs off the end. */
-static const char *image_string(const Image *img, uint64_t offset) {
-        if (offset >= img->size)
+/* The NUL-terminated string at index in the string table [strtab, strtab + strsz), or NULL if it
+ * runs off the table's end. */
+static const char *image_string(const Image *img, uint64_t strtab, uint64_t strsz, uint64_t index) {
+        if (index >= strsz)
                 return NULL;
-        if (!memchr(img->data + offset, 0, img->size - offset))
+        if (!memchr(img->data + strtab + index, 0, strsz - index))
                 return NULL;
-        return (const char *) img->data + offset;
+        return (const char *) img->data + strtab + index;
+}
+
+/* Each list is set once: a second DT_RPATH or DT_RUNPATH makes the file malformed (ld.so would
+ * read only one of them, and which one is not ours to guess). */
+static int set_path_list(char ***list, const char *s) {
+        if (*list)
+                return -EBADMSG;
+        return strv_split(s, ":", list);
 }
 
 static int parse_dynamic(const Image *img, const Elf64_Phdr *dyn, ElfFile *f) {
-        const Elf64_Dyn *d;
-        size_t n;
-        uint64_t strtab_vaddr = 0, strtab_off, strsz = 0;
+        uint64_t strtab_vaddr = 0, strtab_off, strsz = 0, n;
         bool have_strtab = false;
+        Elf64_Dyn d;
         int r;
 
         if (!range_ok(img, dyn->p_offset, dyn->p_filesz))
                 return -EBADMSG;
-        d = (const Elf64_Dyn *) (img->data + dyn->p_offset);
         n = dyn->p_filesz / sizeof(Elf64_Dyn);
 
-        for (size_t i = 0; i < n && d[i].d_tag != DT_NULL; i++)
-                if (d[i].d_tag == DT_STRTAB) {
-                        strtab_vaddr = d[i].d_un.d_ptr;
+        for (uint64_t i = 0; i < n; i++) {
+                memcpy(&d, img->data + dyn->p_offset + i * sizeof(Elf64_Dyn), sizeof(d));
+                if (d.d_tag == DT_NULL)
+                        break;
+                if (d.d_tag == DT_STRTAB) {
+                        strtab_vaddr = d.d_un.d_ptr;
                         have_strtab = true;
-                } else if (d[i].d_tag == DT_STRSZ)
-                        strsz = d[i].d_un.d_val;
+                } else if (d.d_tag == DT_STRSZ)
+                        strsz = d.d_un.d_val;
+        }
         if (!have_strtab)
                 return 0;
 
@@ -90,26 +122,27 @@ static int parse_dynamic(const Image *img, const Elf64_Phdr *dyn, ElfFile *f) {
         if (!range_ok(img, strtab_off, strsz))
                 return -EBADMSG;
 
-        for (size_t i = 0; i < n && d[i].d_tag != DT_NULL; i++) {
+        for (uint64_t i = 0; i < n; i++) {
                 const char *s;
 
-                if (d[i].d_tag != DT_NEEDED && d[i].d_tag != DT_RPATH && d[i].d_tag != DT_RUNPATH)
+                memcpy(&d, img->data + dyn->p_offset + i * sizeof(Elf64_Dyn), sizeof(d));
+                if (d.d_tag == DT_NULL)
+                        break;
+                if (d.d_tag != DT_NEEDED && d.d_tag != DT_RPATH && d.d_tag != DT_RUNPATH)
                         continue;
-                if (d[i].d_un.d_val >= strsz)
-                        return -EBADMSG;
-                s = image_string(img, strtab_off + d[i].d_un.d_val);
+                s = image_string(img, strtab_off, strsz, d.d_un.d_val);
                 if (!s)
                         return -EBADMSG;
 
-                switch (d[i].d_tag) {
+                switch (d.d_tag) {
                 case DT_NEEDED:
                         r = strv_extend(&f->needed, s);
                         break;
                 case DT_RPATH:
-                        r = strv_split(s, ":", &f->rpath);
+                        r = set_path_list(&f->rpath, s);
                         break;
                 case DT_RUNPATH:
-                        r = strv_split(s, ":", &f->runpath);
+                        r = set_path_list(&f->runpath, s);
                         break;
                 }
                 if (r < 0)
@@ -155,9 +188,42 @@ static int parse_dlopen_json(const char *json, size_t len, ElfFile *f) {
         return 0;
 }
 
+static int parse_note_section(const Image *img, const Elf64_Shdr *sh, ElfFile *f) {
+        uint64_t off, end, align;
+        int r;
+
+        if (!range_ok(img, sh->sh_offset, sh->sh_size))
+                return -EBADMSG;
+
+        align = sh->sh_addralign == 8 ? 8 : 4;
+        off = sh->sh_offset;
+        end = off + sh->sh_size;        /* within the file: no overflow */
+        while (end - off >= sizeof(Elf64_Nhdr)) {
+                Elf64_Nhdr n;
+                uint64_t name_off = off + sizeof(Elf64_Nhdr), desc_off;
+
+                memcpy(&n, img->data + off, sizeof(n));
+                /* 32-bit sizes aligned in 64 bits: no overflow before the comparison. */
+                if (ALIGN_TO((uint64_t) n.n_namesz, align) > end - name_off)
+                        break;
+                desc_off = name_off + ALIGN_TO((uint64_t) n.n_namesz, align);
+                if (n.n_descsz > end - desc_off)
+                        break;
+                if (n.n_type == NOTE_FDO_DLOPEN && n.n_namesz == 4 &&
+                    memcmp(img->data + name_off, "FDO", 4) == 0) {
+                        r = parse_dlopen_json((const char *) img->data + desc_off, n.n_descsz, f);
+                        if (r < 0)
+                                return r;
+                }
+                if (ALIGN_TO((uint64_t) n.n_descsz, align) >= end - desc_off)
+                        break;
+                off = desc_off + ALIGN_TO((uint64_t) n.n_descsz, align);
+        }
+        return 0;
+}
+
 static int parse_notes(const Image *img, ElfFile *f) {
-        const Elf64_Ehdr *e = img->ehdr;
-        const Elf64_Shdr *sh;
+        const Elf64_Ehdr *e = &img->ehdr;
         int r;
 
         if (e->e_shoff == 0 || e->e_shnum == 0)
@@ -165,36 +231,28 @@ static int parse_notes(const Image *img, ElfFile *f) {
         if (e->e_shentsize != sizeof(Elf64_Shdr) ||
             !range_ok(img, e->e_shoff, (uint64_t) e->e_shnum * sizeof(Elf64_Shdr)))
                 return -EBADMSG;
-        sh = (const Elf64_Shdr *) (img->data + e->e_shoff);
 
         for (unsigned i = 0; i < e->e_shnum; i++) {
-                uint64_t off, end, align;
+                Elf64_Shdr sh;
 
-                if (sh[i].sh_type != SHT_NOTE)
+                memcpy(&sh, img->data + e->e_shoff + (uint64_t) i * sizeof(Elf64_Shdr), sizeof(sh));
+                if (sh.sh_type != SHT_NOTE)
                         continue;
-                if (!range_ok(img, sh[i].sh_offset, sh[i].sh_size))
-                        return -EBADMSG;
-
-                align = sh[i].sh_addralign == 8 ? 8 : 4;
-                off = sh[i].sh_offset;
-                end = off + sh[i].sh_size;
-                while (off + sizeof(Elf64_Nhdr) <= end) {
-                        const Elf64_Nhdr *n = (const Elf64_Nhdr *) (img->data + off);
-                        uint64_t name_off = off + sizeof(Elf64_Nhdr);
-                        uint64_t desc_off = name_off + ALIGN_TO((uint64_t) n->n_namesz, align);
-                        uint64_t next = desc_off + ALIGN_TO((uint64_t) n->n_descsz, align);
-
-                        if (desc_off + n->n_descsz > end)
-                                break;
-                        if (n->n_type == NOTE_FDO_DLOPEN && n->n_namesz == 4 &&
-                            memcmp(img->data + name_off, "FDO", 4) == 0) {
-                                r = parse_dlopen_json((const char *) img->data + desc_off, n->n_descsz, f);
-                                if (r < 0)
-                                        return r;
-                        }
-                        off = next;
-                }
+                r = parse_note_section(img, &sh, f);
+                if (r < 0)
+                        return r;
         }
+        return 0;
+}
+
+static int check_ident(const unsigned char *ident, size_t size) {
+        if (size < EI_NIDENT + 4 || memcmp(ident, ELFMAG, SELFMAG) != 0)
+                return -ENOEXEC;
+        if (ident[EI_CLASS] != ELFCLASS64 || ident[EI_DATA] != ELFDATA2LSB)
+                return -ENOEXEC;
+        /* e_type follows e_ident; relocatable objects (kernel modules) need nothing. */
+        if (ident[EI_NIDENT] != ET_EXEC && ident[EI_NIDENT] != ET_DYN)
+                return -ENOEXEC;
         return 0;
 }
 
@@ -203,31 +261,77 @@ static int read_ident(int fd, unsigned char ident[static EI_NIDENT + 4]) {
 
         if (n < 0)
                 return negative_errno();
-        if (n < EI_NIDENT + 4 || memcmp(ident, ELFMAG, SELFMAG) != 0)
-                return -ENOEXEC;
-        if (ident[EI_CLASS] != ELFCLASS64 || ident[EI_DATA] != ELFDATA2LSB)
-                return -ENOEXEC;
+        return check_ident(ident, n);
+}
+
+int elf_file_parse(const uint8_t *data, size_t size, ElfFile **ret) {
+        _cleanup_(elf_file_freep) ElfFile *f = NULL;
+        Image img = { .data = data, .size = size };
+        int r;
+
+        assert(data || size == 0);
+        assert(ret);
+
+        r = check_ident(data, size);
+        if (r < 0)
+                return r;
+        r = image_read(&img, 0, &img.ehdr, sizeof(img.ehdr));
+        if (r < 0)
+                return r;
+
+        f = calloc(1, sizeof(ElfFile));
+        if (!f)
+                return -ENOMEM;
+        f->machine = img.ehdr.e_machine;
+        f->type = img.ehdr.e_type;
+
+        if (img.ehdr.e_phentsize != sizeof(Elf64_Phdr) ||
+            !range_ok(&img, img.ehdr.e_phoff, (uint64_t) img.ehdr.e_phnum * sizeof(Elf64_Phdr)))
+                return -EBADMSG;
+
+        for (unsigned i = 0; i < img.ehdr.e_phnum; i++) {
+                Elf64_Phdr p = image_phdr(&img, i);
+
+                if (p.p_type == PT_INTERP) {
+                        /* One interpreter: a second PT_INTERP makes the file malformed. */
+                        if (f->interp || !range_ok(&img, p.p_offset, p.p_filesz) || p.p_filesz == 0)
+                                return -EBADMSG;
+                        f->interp = strndup((const char *) img.data + p.p_offset, p.p_filesz);
+                        if (!f->interp)
+                                return -ENOMEM;
+                } else if (p.p_type == PT_DYNAMIC) {
+                        /* A second PT_DYNAMIC would repeat its DT_RPATH: refused there. */
+                        r = parse_dynamic(&img, &p, f);
+                        if (r < 0)
+                                return r;
+                }
+        }
+
+        r = parse_notes(&img, f);
+        if (r < 0)
+                return r;
+
+        *ret = TAKE_PTR(f);
         return 0;
 }
 
 int elf_file_read(const char *path, ElfFile **ret) {
-        _cleanup_(elf_file_freep) ElfFile *f = NULL;
         _cleanup_close_ int fd = -EBADF;
         unsigned char ident[EI_NIDENT + 4];
         struct stat st;
-        Image img = {};
         void *map;
         int r;
+
+        assert(path);
+        assert(ret);
 
         fd = open(path, O_RDONLY | O_CLOEXEC);
         if (fd < 0)
                 return negative_errno();
+        /* Most files the resolver looks at are not ELF: decide that without mapping them. */
         r = read_ident(fd, ident);
         if (r < 0)
                 return r;
-        /* e_type follows e_ident; relocatable objects (kernel modules) need nothing. */
-        if (ident[EI_NIDENT] != ET_EXEC && ident[EI_NIDENT] != ET_DYN)
-                return -ENOEXEC;
         if (fstat(fd, &st) < 0)
                 return negative_errno();
         if ((size_t) st.st_size < sizeof(Elf64_Ehdr))
@@ -236,53 +340,7 @@ int elf_file_read(const char *path, ElfFile **ret) {
         map = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
         if (map == MAP_FAILED)
                 return negative_errno();
-
-        img.data = map;
-        img.size = st.st_size;
-        img.ehdr = map;
-
-        f = calloc(1, sizeof(ElfFile));
-        if (!f) {
-                r = -ENOMEM;
-                goto finish;
-        }
-        f->machine = img.ehdr->e_machine;
-        f->type = img.ehdr->e_type;
-
-        if (img.ehdr->e_phentsize != sizeof(Elf64_Phdr) ||
-            !range_ok(&img, img.ehdr->e_phoff, (uint64_t) img.ehdr->e_phnum * sizeof(Elf64_Phdr))) {
-                r = -EBADMSG;
-                goto finish;
-        }
-        img.phdr = (const Elf64_Phdr *) (img.data + img.ehdr->e_phoff);
-
-        for (unsigned i = 0; i < img.ehdr->e_phnum; i++) {
-                const Elf64_Phdr *p = img.phdr + i;
-
-                if (p->p_type == PT_INTERP) {
-                        if (!range_ok(&img, p->p_offset, p->p_filesz) || p->p_filesz == 0) {
-                                r = -EBADMSG;
-                                goto finish;
-                        }
-                        f->interp = strndup((const char *) img.data + p->p_offset, p->p_filesz);
-                        if (!f->interp) {
-                                r = -ENOMEM;
-                                goto finish;
-                        }
-                } else if (p->p_type == PT_DYNAMIC) {
-                        r = parse_dynamic(&img, p, f);
-                        if (r < 0)
-                                goto finish;
-                }
-        }
-
-        r = parse_notes(&img, f);
-        if (r < 0)
-                goto finish;
-
-        *ret = TAKE_PTR(f);
-        r = 0;
-finish:
+        r = elf_file_parse(map, st.st_size, ret);
         munmap(map, st.st_size);
         return r;
 }

@@ -190,10 +190,17 @@ int pe_append_sections(const PeImage *stub, const PeAddSection *add, size_t n_ad
         if (raw_end > stub->size)
                 return too_big(ret_reason, "the headers extend past the end of the file");
 
+        /* The new section headers are written into the copy of the stub's header area, and the
+         * bytes they replace are read from the stub: both must lie within what the stub's file
+         * holds and what is copied of it (a malformed stub may end right after its section table,
+         * or claim a SizeOfHeaders short of it). */
+        table_end = stub->section_table + (uint64_t) (stub->n_sections + n_add) * SECTION_HEADER_SIZE;
+        if (table_end > raw_end)
+                return too_big(ret_reason, "no room in the header area for the new section headers");
+
         /* The new section headers go right after the old ones, in the header area: section data
          * is never moved (its file offsets stay valid), so the area must already have room, up to
          * the first section's data in the file and its address in memory. */
-        table_end = stub->section_table + (uint64_t) (stub->n_sections + n_add) * SECTION_HEADER_SIZE;
         headers = MAX(ALIGN_TO(table_end, (uint64_t) stub->file_alignment), stub->size_of_headers);
         if (headers > first_raw || table_end > first_va)
                 return too_big(ret_reason, "no room in the header area for the new section headers");

@@ -202,4 +202,29 @@ TEST(bad_input) {
         ASSERT_STREQ(why, "no room in the header area for the new section headers");
 }
 
+/* A stub whose file ends with its section table (sections without file data, SizeOfHeaders short
+ * of the table): the new headers would be read from and written past the end; it is refused.
+ * Before, ASan reported a heap-buffer-overflow here (test-pe-asan, found by fuzz-pe). */
+TEST(section_table_at_end_of_file) {
+        _cleanup_free_ uint8_t *d = synthetic_stub(), *cut = NULL, *out = NULL;
+        const PeAddSection add = { ".linux", "x", 1 };
+        uint32_t sec = 0x80 + 24 + 240;
+        size_t n = sec + 2 * 40, size;
+        const char *why = NULL;
+        PeImage pe;
+
+        for (unsigned i = 0; i < 2; i++) {
+                put32(d + sec + 40 * i + 16, 0);
+                put32(d + sec + 40 * i + 20, 0);
+        }
+        put32(d + 0x80 + 24 + 60, 0x100);
+        cut = malloc(n);
+        ASSERT_TRUE(cut);
+        memcpy(cut, d, n);
+        ASSERT_OK(pe_parse(cut, n, &pe, &why));
+        ASSERT_EQ(pe_append_sections(&pe, &add, 1, &out, &size, &why), -E2BIG);
+        ASSERT_STREQ(why, "no room in the header area for the new section headers");
+        ASSERT_TRUE(!out);
+}
+
 TEST_MAIN()
