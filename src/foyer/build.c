@@ -55,7 +55,7 @@ static int check_output_dir(const char *output) {
         return 0;
 }
 
-int build_image(const BuildConfig *c) {
+int build_image(const BuildConfig *c, char ***ret_keys) {
         _cleanup_(manifest_freep) Manifest *m = NULL;
         _cleanup_strv_free_ char **search_path = NULL, **wanted = NULL, **keys = NULL;
         _cleanup_free_ char *output = NULL;
@@ -147,7 +147,8 @@ int build_image(const BuildConfig *c) {
         r = plan_key_files(m, &keys);
         if (r < 0)
                 goto finish;
-        if (keys) {
+        /* A caller that asks for the keys embeds the image and tells about them itself. */
+        if (keys && !ret_keys) {
                 _cleanup_free_ char *list = strv_join(keys, ", ");
 
                 if (!list) {
@@ -164,6 +165,8 @@ int build_image(const BuildConfig *c) {
         log_info("Wrote %s: kernel %s, %zu entries, %.1f MiB cpio, %.1f MiB %s, %.2f s.", output, p.kver,
                  m->n_entries, sink_bytes_in(sink) / 1048576.0, st.st_size / 1048576.0,
                  compression_to_string(c->compression), now_s() - t0);
+        if (ret_keys)
+                *ret_keys = TAKE_PTR(keys);
         r = 0;
 
 finish:

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
+#include <assert.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <spawn.h>
@@ -172,8 +173,10 @@ static int find_os_release(const char *root, char **ret) {
                                root);
 }
 
-/* Builds the image like foyer build, into a private temporary directory. */
-static int build_initrd(BuildArgs *a, const char *kver, Blob *ret) {
+/* Builds the image like foyer build, into a private temporary directory. *ret_secret tells whether
+ * it holds key files. */
+static int build_initrd(BuildArgs *a, const char *kver, Blob *ret, bool *ret_secret) {
+        _cleanup_strv_free_ char **keys = NULL;
         char tmp[] = "/var/tmp/foyer-uki.XXXXXX";
         _cleanup_free_ char *img = NULL;
         BuildConfig c;
@@ -194,13 +197,56 @@ static int build_initrd(BuildArgs *a, const char *kver, Blob *ret) {
         if (r >= 0 && free_and_strdup(&c.output, img) < 0)
                 r = log_oom();
         if (r >= 0)
-                r = build_image(&c);
+                r = build_image(&c, &keys);
         if (r >= 0)
                 r = read_blob("built initrd", img, ret);
+        if (r >= 0)
+                *ret_secret = keys;
+        if (r >= 0 && keys) {
+                _cleanup_free_ char *list = strv_join(keys, ", ");
+
+                if (!list)
+                        r = log_oom();
+                else
+                        log_warning("The initrd holds key files (%s): the UKI is written with mode 0600; whoever can "
+                                    "read it can unlock those volumes.", list);
+        }
         build_config_done(&c);
         (void) unlink(img);
         (void) rmdir(tmp);
         return r;
+}
+
+/* Reads the finished initrd named by --initrd. An initrd its owner keeps from others (foyer build
+ * writes one with key files 0600) makes the UKI secret too: the UKI holds the same bytes. Mode and
+ * content come from one open file, so they describe the same file. */
+static int read_initrd(const char *path, Blob *ret, bool *ret_secret) {
+        _cleanup_close_ int fd = -EBADF;
+        Blob b = {};
+        struct stat st;
+        int r;
+
+        assert(path);
+        assert(ret);
+        assert(ret_secret);
+
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return log_error_errno(errno, "Failed to read initrd %s: %m", path);
+        if (fstat(fd, &st) < 0)
+                return log_error_errno(errno, "Failed to stat initrd %s: %m", path);
+        r = read_full_fd(fd, &b.data, &b.size);
+        if (r < 0)
+                return log_error_errno(r, "Failed to read initrd %s: %m", path);
+        if (b.size == 0) {
+                blob_done(&b);
+                return log_error_errno(SYNTHETIC_ERRNO(EINVAL), "initrd %s is empty.", path);
+        }
+        *ret_secret = !(st.st_mode & S_IROTH);
+        if (*ret_secret)
+                log_info("Initrd %s is not readable by others: the UKI is written with mode 0600.", path);
+        *ret = b;
+        return 0;
 }
 
 static int write_all(int fd, const uint8_t *p, size_t n, const char *path) {
@@ -239,7 +285,7 @@ static int run_sbsign(const UkiArgs *u, const char *in, const char *out) {
 
 /* The UKI goes to a temporary file beside the output; sbsign, if asked, signs that into a second
  * one, after the last byte of the image is written; only the final file is renamed into place. */
-static int write_uki(const UkiArgs *u, const uint8_t *data, size_t size) {
+static int write_uki(const UkiArgs *u, const uint8_t *data, size_t size, mode_t mode) {
         OutputFile unsigned_out = { .fd = -EBADF }, signed_out = { .fd = -EBADF };
         OutputFile *final = &unsigned_out;
         int r;
@@ -271,7 +317,7 @@ static int write_uki(const UkiArgs *u, const uint8_t *data, size_t size) {
                 }
                 final = &signed_out;
         }
-        r = output_file_commit(final, 0644);
+        r = output_file_commit(final, mode);
 
 finish:
         output_file_done(&signed_out);
@@ -286,6 +332,7 @@ static int make_uki(const UkiArgs *u, BuildArgs *a) {
         PeAddSection add[6];
         size_t n_add = 0, out_size;
         PeImage stub_pe;
+        bool secret = false;
         int r;
 
         /* Cheap checks first: a bad stub or key fails before an image is built. */
@@ -360,9 +407,9 @@ static int make_uki(const UkiArgs *u, BuildArgs *a) {
         }
 
         if (u->initrd)
-                r = read_blob("initrd", u->initrd, &initrd);
+                r = read_initrd(u->initrd, &initrd, &secret);
         else
-                r = build_initrd(a, uname_str, &initrd);
+                r = build_initrd(a, uname_str, &initrd, &secret);
         if (r < 0)
                 return r;
 
@@ -382,7 +429,7 @@ static int make_uki(const UkiArgs *u, BuildArgs *a) {
         if (r < 0)
                 return log_error_errno(r, "Cannot add sections to stub %s: %s.", u->stub ?: DEFAULT_STUB, why);
 
-        r = write_uki(u, (const uint8_t *) out, out_size);
+        r = write_uki(u, (const uint8_t *) out, out_size, secret ? 0600 : 0644);
         if (r < 0)
                 return r;
         log_info("Wrote %s: kernel %s, %.1f MiB (initrd %.1f MiB)%s.", u->output, uname_str, out_size / 1048576.0,

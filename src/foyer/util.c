@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
+#include <assert.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -116,12 +117,19 @@ const char *path_basename(const char *path) {
 
 int read_full_file(const char *path, char **ret, size_t *ret_size) {
         _cleanup_close_ int fd = -EBADF;
-        _cleanup_free_ char *buf = NULL;
-        size_t size = 0, allocated = 0;
 
         fd = open(path, O_RDONLY | O_CLOEXEC);
         if (fd < 0)
                 return negative_errno();
+        return read_full_fd(fd, ret, ret_size);
+}
+
+int read_full_fd(int fd, char **ret, size_t *ret_size) {
+        _cleanup_free_ char *buf = NULL;
+        size_t size = 0, allocated = 0;
+
+        assert(fd >= 0);
+        assert(ret);
 
         for (;;) {
                 ssize_t k;

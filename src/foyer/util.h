@@ -33,6 +33,8 @@ const char *path_basename(const char *path);
 
 /* Reads a whole file into a NUL-terminated buffer. */
 int read_full_file(const char *path, char **ret, size_t *ret_size);
+/* The same from an open file, from its current offset on. */
+int read_full_fd(int fd, char **ret, size_t *ret_size);
 
 /* Lists the regular files (or symlinks) named *suffix in dir, sorted; a missing dir yields an empty
  * list. */
