@@ -160,11 +160,13 @@ static int load_cmdline(const char *arg, Blob *ret) {
 
 static int find_os_release(const char *root, char **ret) {
         FOREACH_STRING(p, "/etc/os-release", "/usr/lib/os-release") {
-                _cleanup_free_ char *full = path_prefix_root(root, p);
+                _cleanup_free_ char *full = NULL;
+                int r;
 
-                if (!full)
+                r = path_in_root(root, p, false, &full);
+                if (r == -ENOMEM)
                         return log_oom();
-                if (access(full, R_OK) >= 0) {
+                if (r >= 0 && access(full, R_OK) >= 0) {
                         *ret = TAKE_PTR(full);
                         return 0;
                 }
@@ -364,8 +366,12 @@ static int make_uki(const UkiArgs *u, BuildArgs *a) {
                         v = p.kver;
                 }
                 _cleanup_free_ char *rel = strjoin("/boot/vmlinuz-", v);
-                kernel_path = rel ? path_prefix_root(root, rel) : NULL;
+                r = rel ? path_in_root(root, rel, false, &kernel_path) : -ENOMEM;
                 probe_done(&p);
+                if (r == -ENOENT)       /* load_kernel() names the missing file */
+                        kernel_path = path_prefix_root(root, rel);
+                else if (r < 0 && r != -ENOMEM)
+                        return log_error_errno(r, "Failed to resolve %s in %s: %m", rel, root);
         }
         if (!kernel_path)
                 return log_oom();

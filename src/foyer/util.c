@@ -3,7 +3,10 @@
 #include <assert.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 
 #include "util.h"
 
@@ -44,6 +47,56 @@ char *path_prefix_root(const char *root, const char *path) {
         if (isempty(root) || streq(root, "/"))
                 return strdup(path);
         return strjoin(root, path[0] == '/' ? "" : "/", path);
+}
+
+/* The kernel resolves the path, not foyer: openat2(RESOLVE_IN_ROOT) treats root as "/" for every
+ * symlink and ".." on the way, exactly as after chroot(2), in one atomic walk. A resolver of our
+ * own (like chase_below_root() in src/shared) would have to get every case right itself, and races
+ * with changes to the tree between its readlink() calls. The manifest and libkmod want paths, not
+ * fds, so the fd is turned back into the physical path it names; that path holds no symlink below
+ * root, so opening it on the host reaches the same file. */
+int path_in_root(const char *root, const char *path, bool nofollow, char **ret) {
+        _cleanup_close_ int root_fd = -EBADF, fd = -EBADF;
+        struct open_how how = {
+                .flags = O_PATH | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0),
+                .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+        };
+        char proc[64], buf[PATH_MAX];
+        ssize_t n;
+
+        assert(path);
+        assert(ret);
+
+        /* On the host, the kernel's own resolution is already the right one. */
+        if (isempty(root) || streq(root, "/")) {
+                char *r = strdup(path);
+
+                if (!r)
+                        return -ENOMEM;
+                *ret = r;
+                return 0;
+        }
+
+        root_fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (root_fd < 0)
+                return negative_errno();
+        fd = (int) syscall(SYS_openat2, root_fd, path, &how, sizeof(how));
+        if (fd < 0)
+                return negative_errno();
+
+        snprintf(proc, sizeof(proc), "/proc/self/fd/%i", fd);
+        n = readlink(proc, buf, sizeof(buf) - 1);
+        if (n < 0)
+                return negative_errno();
+        buf[n] = 0;
+        if (buf[0] != '/')      /* not a path in our mount namespace */
+                return -EXDEV;
+
+        char *r = strdup(buf);
+        if (!r)
+                return -ENOMEM;
+        *ret = r;
+        return 0;
 }
 
 char *path_simplify_abs(const char *path) {

@@ -19,8 +19,15 @@
 int strv_split(const char *s, const char *separators, char ***ret);
 void strv_sort(char **l);
 
-/* Joins root and an absolute path; root may be NULL or "/" for the host. */
+/* Joins root and an absolute path; root may be NULL or "/" for the host. Only for messages and
+ * for paths that are not looked up: a lookup goes through path_in_root(). */
 char *path_prefix_root(const char *root, const char *path);
+/* Resolves path inside root (NULL or "/" for the host) as the kernel would after chroot(root): all
+ * symlinks, intermediate and final, absolute and relative, and "..", stay inside root. With
+ * nofollow, a final symlink is not followed. Returns 0 and the host path of the object (with no
+ * symlink below root) in *ret, or a negative errno as open() would (-ENOENT, -ENOTDIR, -ELOOP, ...;
+ * -ENOSYS before Linux 5.6). */
+int path_in_root(const char *root, const char *path, bool nofollow, char **ret);
 /* Makes an absolute path canonical without touching the file system: collapses "//", drops "."
  * and resolves ".." lexically. Returns a new string or NULL on OOM. */
 char *path_simplify_abs(const char *path);
