@@ -7,6 +7,7 @@
 #    unmerged tree): the image holds the tree's unit, not the host's;
 #  - a final absolute symlink that dangles on the host (libc.so.6 -> /opt/foyer-tree/libc.so.6):
 #    the library is found in the tree and the image holds the tree's bytes;
+#  - a PT_INTERP naming a file that is not an ELF program is refused with an error naming it.
 # The tree is a hard-linked copy of the host's /usr parts an image needs; files the test changes
 # are replaced, never written through the links.
 # Usage: test-foyer-root.sh FOYER GENERATOR-DIR UNIT-DIR
@@ -60,4 +61,14 @@ rm "$libdir/libc.so.6" && ln -s ../../../../../../../../opt/foyer-tree/libc.so.6
 "$foyer" build --root "$tree" --kver "$kver" --compress none -o "$tmp/b.img" 2>"$tmp/err" || { cat "$tmp/err"; fail "build"; }
 extract "$tmp/b.img" /opt/foyer-tree/libc.so.6 | cmp -s - "$tree/opt/foyer-tree/libc.so.6" || fail "libc.so.6 (../ link) is not the tree's"
 
+echo "== PT_INTERP naming a file that is not ELF"
+command -v cc >/dev/null || skip "no C compiler for the PT_INTERP case"
+echo 'int main(void) { return 0; }' > "$tmp/prog.c"
+cc -o "$tmp/prog" "$tmp/prog.c" -Wl,--dynamic-linker=/usr/lib/foyer-test/ld.so || skip "cc cannot set the interpreter"
+mkdir -p "$tree/usr/lib/foyer-test"
+printf '#!/bin/sh\necho not a loader\n' > "$tree/usr/lib/foyer-test/ld.so"
+chmod 0755 "$tree/usr/lib/foyer-test/ld.so"
+out=$tmp/interp.img
+expect_error "PT_INTERP is a script" "Interpreter /usr/lib/foyer-test/ld.so of /usr/bin/foyer-prog.*not an ELF" \
+        "$foyer" build --root "$tree" --kver "$kver" --compress none -o "$out" --add-file "$tmp/prog:/usr/bin/foyer-prog"
 echo ok
