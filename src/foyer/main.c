@@ -151,6 +151,13 @@ int main(int argc, char *argv[]) {
                 return EXIT_SUCCESS;
         }
 
+        /* An interrupted build removes its temporary files; see util.h. */
+        r = cleanup_on_signal_setup();
+        if (r < 0) {
+                log_error_errno(r, "Failed to set up the signal handlers: %m");
+                return EXIT_FAILURE;
+        }
+
         if (streq(argv[1], "build"))
                 r = verb_build(argc - 1, argv + 1);
         else if (streq(argv[1], "ls"))

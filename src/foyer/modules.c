@@ -154,7 +154,8 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
         return 0;
 }
 
-static int run_depmod(const char *base, const char *kver) {
+/* slot: the cleanup slot of base; the signal handler stops depmod before it removes base. */
+static int run_depmod(const char *base, const char *kver, int slot) {
         extern char **environ;
         const char *argv[] = { "depmod", "-b", base, kver, NULL };
         posix_spawn_file_actions_t fa;
@@ -173,8 +174,11 @@ static int run_depmod(const char *base, const char *kver) {
                 posix_spawn_file_actions_destroy(&fa);
                 if (r != 0)
                         return log_error_errno(r, "Failed to run %s: %m", p);
-                if (waitpid(pid, &status, 0) < 0)
-                        return log_error_errno(errno, "Failed to wait for depmod: %m");
+                cleanup_set_child(slot, pid);
+                r = waitpid(pid, &status, 0) < 0 ? -errno : 0;
+                cleanup_set_child(slot, 0);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to wait for depmod: %m");
                 if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
                         return log_error_errno(SYNTHETIC_ERRNO(EIO), "depmod -b %s %s failed.", base, kver);
                 return 0;
@@ -192,12 +196,14 @@ static int regenerate_index(ModuleState *s) {
                 "modules.symbols", "modules.symbols.bin", "modules.builtin.bin",
                 "modules.builtin.alias.bin", "modules.devname",
         };
-        char tmp[] = "/tmp/foyer-depmod.XXXXXX";
-        _cleanup_free_ char *kdir = NULL;
-        int r;
+        _cleanup_free_ char *tmp = strjoin(tmp_dir(), "/foyer-depmod.XXXXXX"), *kdir = NULL;
+        int r, slot;
 
+        if (!tmp)
+                return log_oom();
         if (!mkdtemp(tmp))
-                return log_error_errno(errno, "Failed to create a temporary directory: %m");
+                return log_error_errno(errno, "Failed to create a temporary directory in %s: %m", tmp_dir());
+        slot = cleanup_register(tmp, true);
 
         kdir = strjoin(tmp, "/lib/modules/", s->probe->kver);
         if (!kdir) {
@@ -260,7 +266,7 @@ static int regenerate_index(ModuleState *s) {
                 }
         }
 
-        r = run_depmod(tmp, s->probe->kver);
+        r = run_depmod(tmp, s->probe->kver, slot);
         if (r < 0)
                 goto finish;
 
@@ -290,6 +296,7 @@ static int regenerate_index(ModuleState *s) {
 
 finish:
         (void) nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+        cleanup_unregister(slot);
         return r;
 }
 
