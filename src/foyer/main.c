@@ -101,7 +101,7 @@ static int verb_build(int argc, char *argv[]) {
         if (r >= 0)
                 r = build_args_config(&a, &c);
         if (r >= 0)
-                r = build_image(&c, NULL);
+                r = build_image(&c, -EBADF, NULL);
 
         build_args_done(&a);
         build_config_done(&c);
