@@ -55,12 +55,12 @@ static int check_output_dir(const char *output) {
         return 0;
 }
 
-int build_image(const BuildConfig *c) {
+int build_image(const BuildConfig *c, int out_fd, char ***ret_keys) {
         _cleanup_(manifest_freep) Manifest *m = NULL;
         _cleanup_strv_free_ char **search_path = NULL, **wanted = NULL, **keys = NULL;
         _cleanup_free_ char *output = NULL;
         _cleanup_(sink_freep) Sink *sink = NULL;
-        OutputFile out = { .fd = -EBADF };
+        OutputFile out = OUTPUT_FILE_NULL;
         Probe p = {};
         CpioWriter w;
         uint64_t mtime;
@@ -81,14 +81,19 @@ int build_image(const BuildConfig *c) {
         if (r < 0)
                 return r;
 
-        output = c->output ? strdup(c->output) : strjoin("initrd-", p.kver, ".img");
+        if (out_fd >= 0)
+                output = strdup("the initrd");
+        else
+                output = c->output ? strdup(c->output) : strjoin("initrd-", p.kver, ".img");
         if (!output) {
                 r = log_oom();
                 goto finish;
         }
-        r = check_output_dir(output);
-        if (r < 0)
-                goto finish;
+        if (out_fd < 0) {
+                r = check_output_dir(output);
+                if (r < 0)
+                        goto finish;
+        }
 
         /* plan */
         r = manifest_new(root, &m);
@@ -120,10 +125,12 @@ int build_image(const BuildConfig *c) {
                 goto finish;
 
         /* emit */
-        r = output_file_open(output, &out);
-        if (r < 0)
-                goto finish;
-        r = sink_new(c->compression, c->level, out.fd, &sink);
+        if (out_fd < 0) {
+                r = output_file_open(output, &out);
+                if (r < 0)
+                        goto finish;
+        }
+        r = sink_new(c->compression, c->level, out_fd >= 0 ? out_fd : out.fd, &sink);
         if (r < 0) {
                 log_error_errno(r, "Failed to set up %s compression: %m", compression_to_string(c->compression));
                 goto finish;
@@ -134,12 +141,12 @@ int build_image(const BuildConfig *c) {
                 goto finish;
         r = sink_finish(sink);
         if (r < 0) {
-                log_error_errno(r, "Failed to write %s: %m", out.temp_path);
+                log_error_errno(r, "Failed to write %s: %m", output);
                 goto finish;
         }
 
-        if (fstat(out.fd, &st) < 0) {
-                r = log_error_errno(errno, "Failed to stat %s: %m", out.temp_path);
+        if (fstat(out_fd >= 0 ? out_fd : out.fd, &st) < 0) {
+                r = log_error_errno(errno, "Failed to stat %s: %m", output);
                 goto finish;
         }
 
@@ -147,7 +154,8 @@ int build_image(const BuildConfig *c) {
         r = plan_key_files(m, &keys);
         if (r < 0)
                 goto finish;
-        if (keys) {
+        /* A caller that asks for the keys embeds the image and tells about them itself. */
+        if (keys && !ret_keys) {
                 _cleanup_free_ char *list = strv_join(keys, ", ");
 
                 if (!list) {
@@ -157,13 +165,17 @@ int build_image(const BuildConfig *c) {
                 log_warning("%s holds key files (%s): it is written with mode 0600; whoever can read it can unlock those volumes.",
                             output, list);
         }
-        r = output_file_commit(&out, keys ? 0600 : 0644);
-        if (r < 0)
-                goto finish;
+        if (out_fd < 0) {
+                r = output_file_commit(&out, keys ? 0600 : 0644);
+                if (r < 0)
+                        goto finish;
+        }
 
         log_info("Wrote %s: kernel %s, %zu entries, %.1f MiB cpio, %.1f MiB %s, %.2f s.", output, p.kver,
                  m->n_entries, sink_bytes_in(sink) / 1048576.0, st.st_size / 1048576.0,
                  compression_to_string(c->compression), now_s() - t0);
+        if (ret_keys)
+                *ret_keys = TAKE_PTR(keys);
         r = 0;
 
 finish:

@@ -7,7 +7,11 @@
 
 #include "foyer-config.h"
 
-int build_image(const BuildConfig *c);
+/* Builds the image and publishes it at c->output, or, with out_fd >= 0, writes it into that file
+ * (foyer uki's memfd) and leaves c->output alone. ret_keys (optional): the image paths of the key
+ * files it holds, NULL when none; an image with keys is written 0600, and anything that embeds it
+ * (foyer uki) must be too. */
+int build_image(const BuildConfig *c, int out_fd, char ***ret_keys);
 
 /* The options of the image itself, shared by foyer build and foyer uki (which builds an image
  * when it is given none): --kver, --root, --compress, --compress-level, --add-module,

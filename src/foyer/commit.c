@@ -1,62 +1,153 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
+#include <assert.h>
 #include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 
 #include "commit.h"
 #include "log.h"
 #include "util.h"
 
-int output_file_open(const char *path, OutputFile *ret) {
-        _cleanup_free_ char *dir = NULL, *temp = NULL, *final = NULL;
+/* A named temporary file: only where the file system cannot do O_TMPFILE. */
+static int open_named_temp(OutputFile *o, const char *dir) {
+        _cleanup_free_ char *temp = strjoin(dir, "/.#", path_basename(o->path), ".XXXXXX");
         int fd;
 
-        final = strdup(path);
-        dir = path_dirname(path);
-        if (!final || !dir)
-                return log_oom();
-        if (!strchr(path, '/')) {
-                free(dir);
-                dir = strdup(".");
-                if (!dir)
-                        return log_oom();
-        }
-
-        temp = strjoin(dir, "/.#", path_basename(path), ".XXXXXX");
         if (!temp)
                 return log_oom();
-
         fd = mkostemp(temp, O_CLOEXEC);
         if (fd < 0)
                 return log_error_errno(errno, "Cannot write the image into %s: %m", dir);
-
-        *ret = (OutputFile) {
-                .path = TAKE_PTR(final),
-                .temp_path = TAKE_PTR(temp),
-                .fd = fd,
-        };
+        o->cleanup_slot = cleanup_register(temp, false);
+        o->temp_path = TAKE_PTR(temp);
+        o->fd = fd;
         return 0;
 }
 
-int output_file_commit(OutputFile *o, mode_t mode) {
+int output_file_open(const char *path, OutputFile *ret) {
         _cleanup_free_ char *dir = NULL;
-        _cleanup_close_ int dfd = -EBADF;
+        OutputFile o = OUTPUT_FILE_NULL;
+        int r;
+
+        assert(path);
+        assert(ret);
+
+        o.path = strdup(path);
+        dir = strchr(path, '/') ? path_dirname(path) : strdup(".");
+        if (!o.path || !dir) {
+                output_file_done(&o);
+                return log_oom();
+        }
+
+        o.dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (o.dir_fd < 0) {
+                r = log_error_errno(errno, "Cannot write the image into %s: %m", dir);
+                output_file_done(&o);
+                return r;
+        }
+        o.fd = openat(o.dir_fd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+        if (o.fd < 0) {
+                if (!IN_SET_ERRNO(errno, EOPNOTSUPP, EISDIR, EINVAL)) {
+                        r = log_error_errno(errno, "Cannot write the image into %s: %m", dir);
+                        output_file_done(&o);
+                        return r;
+                }
+                log_debug("%s cannot hold O_TMPFILE files, using a named temporary file.", dir);
+                r = open_named_temp(&o, dir);
+                if (r < 0) {
+                        output_file_done(&o);
+                        return r;
+                }
+        }
+
+        *ret = o;
+        return 0;
+}
+
+/* Gives the unnamed file a name in the output directory. */
+static int link_tmpfile(OutputFile *o, const char *name) {
+        char proc[64];
+
+        snprintf(proc, sizeof(proc), "/proc/self/fd/%i", o->fd);
+        if (linkat(AT_FDCWD, proc, o->dir_fd, name, AT_SYMLINK_FOLLOW) >= 0)
+                return 0;
+        if (errno != ENOENT)    /* without /proc, AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH */
+                return negative_errno();
+        if (linkat(o->fd, "", o->dir_fd, name, AT_EMPTY_PATH) >= 0)
+                return 0;
+        return negative_errno();
+}
+
+/* Publishes the O_TMPFILE file. A new name is linked directly; an existing file is replaced by
+ * linking to a temporary name first and renaming that over it, so the old image stays whole until
+ * the complete new one takes its place in one step. */
+static int publish_tmpfile(OutputFile *o) {
+        const char *base = path_basename(o->path);
+        int r;
+
+        r = link_tmpfile(o, base);
+        if (r != -EEXIST)
+                return r;
+
+        for (unsigned attempt = 0; attempt < 64; attempt++) {
+                _cleanup_free_ char *temp = NULL, *full = NULL;
+                char suffix[17];
+                uint64_t rnd;
+                int slot;
+
+                if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
+                        return negative_errno();
+                snprintf(suffix, sizeof(suffix), "%016" PRIx64, rnd);
+                temp = strjoin(".#", base, ".", suffix);
+                full = strchr(o->path, '/') ? path_dirname(o->path) : strdup(".");
+                if (!temp || !full || strextend_with_separator(&full, "/", temp) < 0)
+                        return -ENOMEM;
+
+                slot = cleanup_register(full, false);
+                r = link_tmpfile(o, temp);
+                if (r == -EEXIST) {
+                        cleanup_unregister(slot);
+                        continue;
+                }
+                if (r >= 0 && renameat(o->dir_fd, temp, o->dir_fd, base) < 0) {
+                        r = negative_errno();
+                        (void) unlinkat(o->dir_fd, temp, 0);
+                }
+                cleanup_unregister(slot);
+                return r;
+        }
+        return -EEXIST;
+}
+
+int output_file_commit(OutputFile *o, mode_t mode) {
+        int r;
+
+        assert(o);
+        assert(o->fd >= 0);
 
         if (fchmod(o->fd, mode) < 0)
-                return log_error_errno(errno, "Failed to set the mode of %s: %m", o->temp_path);
+                return log_error_errno(errno, "Failed to set the mode of %s: %m", o->path);
         if (fsync(o->fd) < 0)
-                return log_error_errno(errno, "Failed to write %s: %m", o->temp_path);
-        if (rename(o->temp_path, o->path) < 0)
-                return log_error_errno(errno, "Failed to rename %s to %s: %m", o->temp_path, o->path);
-        free(o->temp_path);
-        o->temp_path = NULL;
+                return log_error_errno(errno, "Failed to write %s: %m", o->path);
 
-        dir = strchr(o->path, '/') ? path_dirname(o->path) : strdup(".");
-        if (!dir)
-                return log_oom();
-        dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (dfd < 0 || fsync(dfd) < 0)
-                return log_error_errno(errno, "Failed to sync directory %s: %m", dir);
+        if (o->temp_path) {
+                if (rename(o->temp_path, o->path) < 0)
+                        return log_error_errno(errno, "Failed to rename %s to %s: %m", o->temp_path, o->path);
+                cleanup_unregister(o->cleanup_slot);
+                o->cleanup_slot = -1;
+                free(o->temp_path);
+                o->temp_path = NULL;
+        } else {
+                r = publish_tmpfile(o);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to write %s: %m", o->path);
+        }
+
+        if (fsync(o->dir_fd) < 0)
+                return log_error_errno(errno, "Failed to sync the directory of %s: %m", o->path);
         return 0;
 }
 
@@ -64,8 +155,13 @@ void output_file_done(OutputFile *o) {
         if (o->fd >= 0)
                 close(o->fd);
         o->fd = -EBADF;
+        if (o->dir_fd >= 0)
+                close(o->dir_fd);
+        o->dir_fd = -EBADF;
         if (o->temp_path)
                 (void) unlink(o->temp_path);
+        cleanup_unregister(o->cleanup_slot);
+        o->cleanup_slot = -1;
         free(o->temp_path);
         free(o->path);
         o->temp_path = o->path = NULL;

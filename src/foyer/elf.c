@@ -366,9 +366,11 @@ static int parse_ld_so_conf(const char *root, const char *path, char ***l, unsig
         if (depth > 8)
                 return 0;
 
-        full = path_prefix_root(root, path);
-        if (!full)
-                return -ENOMEM;
+        r = path_in_root(root, path, false, &full);
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0)
+                return r;
         r = read_full_file(full, &text, NULL);
         if (r == -ENOENT)
                 return 0;
@@ -391,27 +393,40 @@ static int parse_ld_so_conf(const char *root, const char *path, char ***l, unsig
                         if (r < 0)
                                 return r;
                         for (char **p = patterns; *p; p++) {
-                                _cleanup_free_ char *pattern = NULL, *dir = NULL;
+                                _cleanup_free_ char *img = NULL, *dir = NULL, *real_dir = NULL, *pattern = NULL;
                                 glob_t g = {};
-                                size_t rootlen = streq(root, "/") ? 0 : strlen(root);
 
+                                /* The directory is resolved inside root and glob() only matches
+                                 * names in it, so no host symlink is followed; a wildcard in a
+                                 * directory part matches nothing. */
                                 if ((*p)[0] == '/')
-                                        pattern = path_prefix_root(root, *p);
+                                        img = strdup(*p);
                                 else {
                                         dir = path_dirname(path);
-                                        pattern = dir ? path_prefix_root(root, dir) : NULL;
-                                        if (pattern) {
-                                                char *t = strjoin(pattern, "/", *p);
-                                                free(pattern);
-                                                pattern = t;
-                                        }
+                                        img = dir ? strjoin(dir, "/", *p) : NULL;
                                 }
+                                free(dir);
+                                dir = img ? path_dirname(img) : NULL;
+                                if (!dir)
+                                        return -ENOMEM;
+                                r = path_in_root(root, dir, false, &real_dir);
+                                if (r == -ENOMEM)
+                                        return r;
+                                if (r < 0)
+                                        continue;
+                                pattern = strjoin(real_dir, "/", path_basename(img));
                                 if (!pattern)
                                         return -ENOMEM;
 
                                 if (glob(pattern, 0, NULL, &g) == 0)
                                         for (size_t i = 0; i < g.gl_pathc; i++) {
-                                                r = parse_ld_so_conf(root, g.gl_pathv[i] + rootlen, l, depth + 1);
+                                                _cleanup_free_ char *conf = strjoin(dir, "/", path_basename(g.gl_pathv[i]));
+
+                                                if (!conf) {
+                                                        globfree(&g);
+                                                        return -ENOMEM;
+                                                }
+                                                r = parse_ld_so_conf(root, conf, l, depth + 1);
                                                 if (r < 0) {
                                                         globfree(&g);
                                                         return r;
@@ -461,14 +476,17 @@ int elf_search_path(const char *root, char ***ret) {
 }
 
 static int candidate_matches(const char *root, const char *image_path, uint16_t machine) {
-        _cleanup_free_ char *full = path_prefix_root(root, image_path);
+        _cleanup_free_ char *full = NULL;
         _cleanup_close_ int fd = -EBADF;
         unsigned char ident[EI_NIDENT + 4];
         Elf64_Half m;
         int r;
 
-        if (!full)
-                return -ENOMEM;
+        r = path_in_root(root, image_path, false, &full);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return 0;
         fd = open(full, O_RDONLY | O_CLOEXEC);
         if (fd < 0)
                 return 0;

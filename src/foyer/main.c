@@ -197,7 +197,7 @@ static int verb_build(int argc, char *argv[]) {
         if (r >= 0)
                 r = build_args_config(&a, &c);
         if (r >= 0)
-                r = build_image(&c);
+                r = build_image(&c, -EBADF, NULL);
 
         build_args_done(&a);
         build_config_done(&c);
@@ -285,6 +285,13 @@ int main(int argc, char *argv[]) {
 
         if (argc < 2) {
                 help_main();
+                return EXIT_FAILURE;
+        }
+
+        /* An interrupted build removes its temporary files; see util.h. */
+        r = cleanup_on_signal_setup();
+        if (r < 0) {
+                log_error_errno(r, "Failed to set up the signal handlers: %m");
                 return EXIT_FAILURE;
         }
 

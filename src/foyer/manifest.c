@@ -240,9 +240,11 @@ static int add_from_root_depth(Manifest *m, const char *path, const char *reason
         image_path = path_merge_usr(path);
         if (!image_path)
                 return -ENOMEM;
-        source = path_prefix_root(m->root, image_path);
-        if (!source)
-                return -ENOMEM;
+        /* The directories on the way are resolved inside the root; a symlink at the end becomes an
+         * entry of its own. */
+        r = path_in_root(m->root, image_path, /* nofollow= */ true, &source);
+        if (r < 0)
+                return r;
 
         if (lstat(source, &st) < 0)
                 return negative_errno();

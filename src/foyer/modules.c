@@ -63,7 +63,7 @@ static int add_module_list(ModuleState *s, struct kmod_list *list, const char *w
 
 static int add_module(ModuleState *s, struct kmod_module *mod, const char *why) {
         _cleanup_(kmod_module_unref_listp) struct kmod_list *deps = NULL, *pre = NULL, *post = NULL, *info = NULL;
-        _cleanup_free_ char *name = NULL, *reason = NULL, *image_path = NULL;
+        _cleanup_free_ char *name = NULL, *reason = NULL, *image_path = NULL, *source = NULL;
         const char *path, *rel;
         struct kmod_list *i;
         int r;
@@ -92,9 +92,13 @@ static int add_module(ModuleState *s, struct kmod_module *mod, const char *why) 
         image_path = strjoin("/usr/lib/modules/", s->probe->kver, "/", rel);
         if (!reason || !image_path)
                 return log_oom();
-        r = manifest_add_file(s->manifest, image_path, path, reason);
+        /* libkmod joined the path on the host; the file is the one the tree's own path names. */
+        r = path_in_root(s->manifest->root, image_path, false, &source);
+        if (r < 0)
+                return log_error_errno(r, "Failed to resolve module file %s: %m", path);
+        r = manifest_add_file(s->manifest, image_path, source, reason);
         if (r < 0 && r != -EEXIST)
-                return log_error_errno(r, "Failed to add module file %s: %m", path);
+                return log_error_errno(r, "Failed to add module file %s: %m", source);
         r = strv_extend(&s->files, rel);
         if (r < 0)
                 return log_oom();
@@ -150,7 +154,8 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
         return 0;
 }
 
-static int run_depmod(const char *base, const char *kver) {
+/* slot: the cleanup slot of base; the signal handler stops depmod before it removes base. */
+static int run_depmod(const char *base, const char *kver, int slot) {
         extern char **environ;
         const char *argv[] = { "depmod", "-b", base, kver, NULL };
         posix_spawn_file_actions_t fa;
@@ -169,8 +174,11 @@ static int run_depmod(const char *base, const char *kver) {
                 posix_spawn_file_actions_destroy(&fa);
                 if (r != 0)
                         return log_error_errno(r, "Failed to run %s: %m", p);
-                if (waitpid(pid, &status, 0) < 0)
-                        return log_error_errno(errno, "Failed to wait for depmod: %m");
+                cleanup_set_child(slot, pid);
+                r = waitpid(pid, &status, 0) < 0 ? -errno : 0;
+                cleanup_set_child(slot, 0);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to wait for depmod: %m");
                 if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
                         return log_error_errno(SYNTHETIC_ERRNO(EIO), "depmod -b %s %s failed.", base, kver);
                 return 0;
@@ -188,12 +196,14 @@ static int regenerate_index(ModuleState *s) {
                 "modules.symbols", "modules.symbols.bin", "modules.builtin.bin",
                 "modules.builtin.alias.bin", "modules.devname",
         };
-        char tmp[] = "/tmp/foyer-depmod.XXXXXX";
-        _cleanup_free_ char *kdir = NULL;
-        int r;
+        _cleanup_free_ char *tmp = strjoin(tmp_dir(), "/foyer-depmod.XXXXXX"), *kdir = NULL;
+        int r, slot;
 
+        if (!tmp)
+                return log_oom();
         if (!mkdtemp(tmp))
-                return log_error_errno(errno, "Failed to create a temporary directory: %m");
+                return log_error_errno(errno, "Failed to create a temporary directory in %s: %m", tmp_dir());
+        slot = cleanup_register(tmp, true);
 
         kdir = strjoin(tmp, "/lib/modules/", s->probe->kver);
         if (!kdir) {
@@ -202,10 +212,16 @@ static int regenerate_index(ModuleState *s) {
         }
 
         STRV_FOREACH(f, s->files) {
-                _cleanup_free_ char *link = strjoin(kdir, "/", *f), *target = strjoin(s->probe->moddir, "/", *f);
+                _cleanup_free_ char *link = strjoin(kdir, "/", *f), *target = NULL,
+                                    *ipath = strjoin("/usr/lib/modules/", s->probe->kver, "/", *f);
 
-                if (!link || !target) {
+                if (!link || !ipath) {
                         r = log_oom();
+                        goto finish;
+                }
+                r = path_in_root(s->manifest->root, ipath, false, &target);
+                if (r < 0) {
+                        log_error_errno(r, "Failed to resolve %s: %m", ipath);
                         goto finish;
                 }
                 /* mkdir -p for the parents */
@@ -224,15 +240,20 @@ static int regenerate_index(ModuleState *s) {
         }
 
         for (size_t i = 0; i < ELEMENTSOF(copied); i++) {
-                _cleanup_free_ char *src = strjoin(s->probe->moddir, "/", copied[i]),
+                _cleanup_free_ char *src = NULL,
                                     *dst = strjoin(kdir, "/", copied[i]),
                                     *ipath = strjoin("/usr/lib/modules/", s->probe->kver, "/", copied[i]);
 
-                if (!src || !dst || !ipath) {
+                if (!dst || !ipath) {
                         r = log_oom();
                         goto finish;
                 }
-                if (access(src, F_OK) < 0)
+                r = path_in_root(s->manifest->root, ipath, false, &src);
+                if (r == -ENOMEM) {
+                        log_oom();
+                        goto finish;
+                }
+                if (r < 0)
                         continue;
                 if (symlink(src, dst) < 0) {
                         r = log_error_errno(errno, "Failed to create %s: %m", dst);
@@ -245,7 +266,7 @@ static int regenerate_index(ModuleState *s) {
                 }
         }
 
-        r = run_depmod(tmp, s->probe->kver);
+        r = run_depmod(tmp, s->probe->kver, slot);
         if (r < 0)
                 goto finish;
 
@@ -275,6 +296,7 @@ static int regenerate_index(ModuleState *s) {
 
 finish:
         (void) nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+        cleanup_unregister(slot);
         return r;
 }
 
@@ -286,7 +308,15 @@ int modules_add(Manifest *m, const Probe *p, char * const *wanted, char * const 
 
         /* modprobe.d of the source tree, not of the build host. */
         FOREACH_STRING(d, "/etc/modprobe.d", "/run/modprobe.d", "/usr/lib/modprobe.d") {
-                r = strv_consume(&config, path_prefix_root(m->root, d));
+                _cleanup_free_ char *full = NULL;
+
+                /* A missing directory stays as it is: libkmod skips it. */
+                r = path_in_root(m->root, d, false, &full);
+                if (r == -ENOMEM)
+                        return log_oom();
+                if (r < 0 && !(full = path_prefix_root(m->root, d)))
+                        return log_oom();
+                r = strv_consume(&config, TAKE_PTR(full));
                 if (r < 0)
                         return log_oom();
         }

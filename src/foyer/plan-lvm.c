@@ -69,14 +69,16 @@ static const char lvm_conf[] =
 #define LVMLOCAL_TARGET "/run/systemd/generator/foyer-lvm/lvmlocal.conf"
 
 int plan_lvm(Manifest *m, const BuildConfig *c) {
-        _cleanup_free_ char *lvm = path_prefix_root(m->root, "/usr/sbin/lvm");
+        _cleanup_free_ char *lvm = NULL;
         int r;
 
         (void) c;
-        if (!lvm)
+        r = path_in_root(m->root, "/usr/sbin/lvm", false, &lvm);
+        if (r == -ENOMEM)
                 return log_oom();
-        if (access(lvm, X_OK) < 0) {
-                log_info("%s is not there (lvm2 is not installed): the image will not activate LVM.", lvm);
+        if (r < 0 || access(lvm, X_OK) < 0) {
+                log_info("%s%s is not there (lvm2 is not installed): the image will not activate LVM.",
+                         streq(m->root, "/") ? "" : m->root, "/usr/sbin/lvm");
                 return 0;
         }
         r = plan_add_items(m, lvm_binaries, ELEMENTSOF(lvm_binaries));

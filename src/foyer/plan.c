@@ -260,12 +260,15 @@ static bool unit_in_image(Manifest *m, const char *name) {
 /* Carries over the stock .wants/.requires links and .d drop-ins, but only between units that are
  * in the image, so no link dangles. */
 static int add_unit_links(Manifest *m) {
-        _cleanup_free_ char *dir = path_prefix_root(m->root, UNITDIR);
+        _cleanup_free_ char *dir = NULL;
         _cleanup_strv_free_ char **subdirs = NULL;
         int r;
 
-        if (!dir)
-                return log_oom();
+        r = path_in_root(m->root, UNITDIR, false, &dir);
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0)
+                return log_error_errno(r, "Failed to resolve " UNITDIR " in %s: %m", m->root);
         r = dir_list_suffix(dir, NULL, &subdirs);
         if (r < 0)
                 return log_error_errno(r, "Failed to list %s: %m", dir);
@@ -286,9 +289,14 @@ static int add_unit_links(Manifest *m) {
                 if (!unit_in_image(m, unit))
                         continue;
 
-                sub = strjoin(dir, "/", *s);
-                if (!sub)
+                _cleanup_free_ char *rel = strjoin(UNITDIR "/", *s);
+                if (!rel)
                         return log_oom();
+                r = path_in_root(m->root, rel, false, &sub);
+                if (r == -ENOENT)
+                        continue;
+                if (r < 0)
+                        return log_error_errno(r, "Failed to resolve %s in %s: %m", rel, m->root);
                 r = dir_list_suffix(sub, dropin ? ".conf" : NULL, &names);
                 if (r < 0)
                         return log_error_errno(r, "Failed to list %s: %m", sub);
@@ -541,12 +549,15 @@ static int add_etc(Manifest *m, const BuildConfig *c, const Probe *p) {
 }
 
 static int add_conf_dir(Manifest *m, const char *dir, const char *reason) {
-        _cleanup_free_ char *full = path_prefix_root(m->root, dir);
+        _cleanup_free_ char *full = NULL;
         _cleanup_strv_free_ char **names = NULL;
         int r;
 
-        if (!full)
-                return log_oom();
+        r = path_in_root(m->root, dir, false, &full);
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0)
+                return log_error_errno(r, "Failed to resolve %s in %s: %m", dir, m->root);
         r = dir_list_suffix(full, ".conf", &names);
         if (r < 0)
                 return log_error_errno(r, "Failed to list %s: %m", full);

@@ -8,12 +8,20 @@
 #include "util.h"
 
 static int list_kernels(const char *root, char ***ret) {
-        _cleanup_free_ char *dir = path_prefix_root(root, "/usr/lib/modules");
+        _cleanup_free_ char *dir = NULL;
         _cleanup_strv_free_ char **all = NULL, **l = NULL;
         int r;
 
-        if (!dir)
-                return -ENOMEM;
+        r = path_in_root(root, "/usr/lib/modules", false, &dir);
+        if (r == -ENOENT) {
+                l = calloc(1, sizeof(char *));
+                if (!l)
+                        return -ENOMEM;
+                *ret = TAKE_PTR(l);
+                return 0;
+        }
+        if (r < 0)
+                return r;
         r = dir_list_suffix(dir, NULL, &all);
         if (r < 0)
                 return r;
@@ -22,11 +30,14 @@ static int list_kernels(const char *root, char ***ret) {
         if (!l)
                 return -ENOMEM;
         STRV_FOREACH(k, all) {
-                _cleanup_free_ char *dep = strjoin(dir, "/", *k, "/modules.order");
+                _cleanup_free_ char *order = strjoin("/usr/lib/modules/", *k, "/modules.order"), *found = NULL;
 
-                if (!dep)
+                if (!order)
                         return -ENOMEM;
-                if (access(dep, F_OK) < 0)
+                r = path_in_root(root, order, false, &found);
+                if (r == -ENOMEM)
+                        return r;
+                if (r < 0)
                         continue;
                 r = strv_extend(&l, *k);
                 if (r < 0)
@@ -49,12 +60,14 @@ static char *kernels_joined(char **l) {
 
 static int read_pretty_name(const char *root, char **ret) {
         FOREACH_STRING(p, "/etc/os-release", "/usr/lib/os-release") {
-                _cleanup_free_ char *path = path_prefix_root(root, p), *text = NULL;
+                _cleanup_free_ char *path = NULL, *text = NULL;
                 char *line, *saveptr = NULL;
+                int r;
 
-                if (!path)
-                        return -ENOMEM;
-                if (read_full_file(path, &text, NULL) < 0)
+                r = path_in_root(root, p, false, &path);
+                if (r == -ENOMEM)
+                        return r;
+                if (r < 0 || read_full_file(path, &text, NULL) < 0)
                         continue;
                 for (line = strtok_r(text, "\n", &saveptr); line; line = strtok_r(NULL, "\n", &saveptr)) {
                         const char *v = startswith(line, "PRETTY_NAME=");
@@ -112,9 +125,12 @@ int probe_host(const char *root, const char *kver, Probe *ret) {
         if (!chosen)
                 return log_oom();
 
-        moddir = strjoin(streq(root, "/") ? "" : root, "/usr/lib/modules/", chosen);
-        if (!moddir)
+        _cleanup_free_ char *rel = strjoin("/usr/lib/modules/", chosen);
+        if (!rel)
                 return log_oom();
+        r = path_in_root(root, rel, false, &moddir);
+        if (r < 0)
+                return log_error_errno(r, "Failed to resolve %s in %s: %m", rel, root);
 
         r = read_pretty_name(root, &pretty);
         if (r < 0)

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
+#include <assert.h>
+
 #include "elf-file.h"
 #include "log.h"
 #include "resolve.h"
@@ -57,6 +59,43 @@ static int add_library(Manifest *m, const Entry *who, const ElfFile *f, const ch
         return 0;
 }
 
+/* PT_INTERP is what the kernel runs for the program: it must be an ELF object for the same machine,
+ * never a script or data that happens to sit at that path. */
+static int add_interpreter(Manifest *m, const Entry *who, const ElfFile *f) {
+        _cleanup_(elf_file_freep) ElfFile *interp = NULL;
+        _cleanup_free_ char *reason = NULL, *final = NULL;
+        const Entry *e;
+        int r;
+
+        assert(m);
+        assert(who);
+        assert(f && f->interp);
+
+        reason = strjoin("interpreter of ", who->path);
+        if (!reason)
+                return log_oom();
+        r = manifest_add_from_root(m, f->interp, reason, &final);
+        if (r == -ENOENT)
+                return log_error_errno(r, "Interpreter %s of %s not found.", f->interp, who->path);
+        if (r == -EEXIST)       /* another entry, planned on purpose, holds the path */
+                return 0;
+        if (r < 0)
+                return log_error_errno(r, "Failed to add interpreter %s: %m", f->interp);
+
+        e = manifest_find(m, final);
+        if (!e || e->type != ENTRY_FILE)
+                return log_error_errno(SYNTHETIC_ERRNO(ENOEXEC), "Interpreter %s of %s is not a regular file.",
+                                       f->interp, who->path);
+        r = elf_file_read(e->source, &interp);
+        if (r == -ENOEXEC || r == -EBADMSG || (r >= 0 && interp->machine != f->machine))
+                return log_error_errno(SYNTHETIC_ERRNO(ENOEXEC),
+                                       "Interpreter %s of %s (%s) is not an ELF program for its machine.",
+                                       f->interp, who->path, e->source);
+        if (r < 0)
+                return log_error_errno(r, "Failed to read interpreter %s (%s): %m", f->interp, e->source);
+        return 0;
+}
+
 int resolve_libraries(Manifest *m, char * const *search_path) {
         int r;
 
@@ -75,15 +114,10 @@ int resolve_libraries(Manifest *m, char * const *search_path) {
                         return log_error_errno(r, "Failed to parse ELF file %s: %m", e->source);
 
                 if (f->interp) {
-                        _cleanup_free_ char *reason = strjoin("interpreter of ", e->path);
-
-                        if (!reason)
-                                return log_oom();
-                        r = manifest_add_from_root(m, f->interp, reason, NULL);
-                        if (r == -ENOENT)
-                                return log_error_errno(r, "Interpreter %s of %s not found.", f->interp, e->path);
-                        if (r < 0 && r != -EEXIST)
-                                return log_error_errno(r, "Failed to add interpreter %s: %m", f->interp);
+                        r = add_interpreter(m, e, f);
+                        if (r < 0)
+                                return r;
+                        e = m->entries[i];      /* the array may have moved */
                 }
 
                 STRV_FOREACH(n, f->needed) {

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
+#include <assert.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <spawn.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -159,11 +161,13 @@ static int load_cmdline(const char *arg, Blob *ret) {
 
 static int find_os_release(const char *root, char **ret) {
         FOREACH_STRING(p, "/etc/os-release", "/usr/lib/os-release") {
-                _cleanup_free_ char *full = path_prefix_root(root, p);
+                _cleanup_free_ char *full = NULL;
+                int r;
 
-                if (!full)
+                r = path_in_root(root, p, false, &full);
+                if (r == -ENOMEM)
                         return log_oom();
-                if (access(full, R_OK) >= 0) {
+                if (r >= 0 && access(full, R_OK) >= 0) {
                         *ret = TAKE_PTR(full);
                         return 0;
                 }
@@ -172,35 +176,77 @@ static int find_os_release(const char *root, char **ret) {
                                root);
 }
 
-/* Builds the image like foyer build, into a private temporary directory. */
-static int build_initrd(BuildArgs *a, const char *kver, Blob *ret) {
-        char tmp[] = "/var/tmp/foyer-uki.XXXXXX";
-        _cleanup_free_ char *img = NULL;
+/* Builds the image like foyer build, into a memfd: it may hold key files, and no file system
+ * should see it, nor keep it after the program dies, however it dies. *ret_secret tells whether it
+ * holds key files. */
+static int build_initrd(BuildArgs *a, const char *kver, Blob *ret, bool *ret_secret) {
+        _cleanup_strv_free_ char **keys = NULL;
+        _cleanup_close_ int fd = -EBADF;
         BuildConfig c;
         int r;
 
-        if (!mkdtemp(tmp))
-                return log_error_errno(errno, "Failed to create a temporary directory in /var/tmp: %m");
-        img = strjoin(tmp, "/initrd.img");
-        if (!img) {
-                (void) rmdir(tmp);
-                return log_oom();
-        }
+        fd = memfd_create("foyer-uki-initrd", MFD_CLOEXEC);
+        if (fd < 0)
+                return log_error_errno(errno, "Failed to create a memory file for the initrd: %m");
 
         build_config_init(&c);
         r = build_args_config(a, &c);
         if (r >= 0 && !c.kver && kver && !(c.kver = strdup(kver)))
                 r = log_oom();
-        if (r >= 0 && free_and_strdup(&c.output, img) < 0)
-                r = log_oom();
         if (r >= 0)
-                r = build_image(&c);
+                r = build_image(&c, fd, &keys);
+        if (r >= 0 && lseek(fd, 0, SEEK_SET) < 0)
+                r = log_error_errno(errno, "Failed to read the built initrd: %m");
+        if (r >= 0) {
+                r = read_full_fd(fd, &ret->data, &ret->size);
+                if (r < 0)
+                        log_error_errno(r, "Failed to read the built initrd: %m");
+        }
         if (r >= 0)
-                r = read_blob("built initrd", img, ret);
+                *ret_secret = keys;
+        if (r >= 0 && keys) {
+                _cleanup_free_ char *list = strv_join(keys, ", ");
+
+                if (!list)
+                        r = log_oom();
+                else
+                        log_warning("The initrd holds key files (%s): the UKI is written with mode 0600; whoever can "
+                                    "read it can unlock those volumes.", list);
+        }
         build_config_done(&c);
-        (void) unlink(img);
-        (void) rmdir(tmp);
         return r;
+}
+
+/* Reads the finished initrd named by --initrd. An initrd its owner keeps from others (foyer build
+ * writes one with key files 0600) makes the UKI secret too: the UKI holds the same bytes. Mode and
+ * content come from one open file, so they describe the same file. */
+static int read_initrd(const char *path, Blob *ret, bool *ret_secret) {
+        _cleanup_close_ int fd = -EBADF;
+        Blob b = {};
+        struct stat st;
+        int r;
+
+        assert(path);
+        assert(ret);
+        assert(ret_secret);
+
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return log_error_errno(errno, "Failed to read initrd %s: %m", path);
+        if (fstat(fd, &st) < 0)
+                return log_error_errno(errno, "Failed to stat initrd %s: %m", path);
+        r = read_full_fd(fd, &b.data, &b.size);
+        if (r < 0)
+                return log_error_errno(r, "Failed to read initrd %s: %m", path);
+        if (b.size == 0) {
+                blob_done(&b);
+                return log_error_errno(SYNTHETIC_ERRNO(EINVAL), "initrd %s is empty.", path);
+        }
+        *ret_secret = !(st.st_mode & S_IROTH);
+        if (*ret_secret)
+                log_info("Initrd %s is not readable by others: the UKI is written with mode 0600.", path);
+        *ret = b;
+        return 0;
 }
 
 static int write_all(int fd, const uint8_t *p, size_t n, const char *path) {
@@ -218,12 +264,25 @@ static int write_all(int fd, const uint8_t *p, size_t n, const char *path) {
         return 0;
 }
 
-static int run_sbsign(const UkiArgs *u, const char *in, const char *out) {
+/* sbsign takes file names; it gets /proc/self/fd/N names of inherited copies of our fds, so that
+ * neither the unsigned UKI nor the signed one ever needs a name on a file system (sbsign opens its
+ * output with O_TRUNC, which reopens the same file). */
+static int run_sbsign(const UkiArgs *u, int in_fd, int out_fd) {
         extern char **environ;
-        const char *argv[] = { "sbsign", "--key", u->sign_key, "--cert", u->sign_cert, "--output", out, in, NULL };
+        _cleanup_close_ int in_copy = -EBADF, out_copy = -EBADF;
+        char in[64], out[64];
         pid_t pid;
         int status, r;
 
+        /* dup() gives copies without O_CLOEXEC, which the child inherits. */
+        in_copy = dup(in_fd);
+        out_copy = dup(out_fd);
+        if (in_copy < 0 || out_copy < 0)
+                return log_error_errno(errno, "Failed to pass the UKI to sbsign: %m");
+        snprintf(in, sizeof(in), "/proc/self/fd/%i", in_copy);
+        snprintf(out, sizeof(out), "/proc/self/fd/%i", out_copy);
+
+        const char *argv[] = { "sbsign", "--key", u->sign_key, "--cert", u->sign_cert, "--output", out, in, NULL };
         r = posix_spawnp(&pid, "sbsign", NULL, NULL, (char **) argv, environ);
         if (r == ENOENT)
                 return log_error_errno(r, "sbsign not found (package sbsigntool).");
@@ -237,45 +296,35 @@ static int run_sbsign(const UkiArgs *u, const char *in, const char *out) {
         return 0;
 }
 
-/* The UKI goes to a temporary file beside the output; sbsign, if asked, signs that into a second
- * one, after the last byte of the image is written; only the final file is renamed into place. */
-static int write_uki(const UkiArgs *u, const uint8_t *data, size_t size) {
-        OutputFile unsigned_out = { .fd = -EBADF }, signed_out = { .fd = -EBADF };
-        OutputFile *final = &unsigned_out;
+/* The UKI goes to an unnamed file in the output directory (output_file_open()) and gets its name
+ * only when complete. Signed, the unsigned image is a memfd that sbsign signs into that file. */
+static int write_uki(const UkiArgs *u, const uint8_t *data, size_t size, mode_t mode) {
+        OutputFile out = OUTPUT_FILE_NULL;
+        _cleanup_close_ int unsigned_fd = -EBADF;
         int r;
 
-        r = output_file_open(u->output, &unsigned_out);
+        r = output_file_open(u->output, &out);
         if (r < 0)
                 return r;
-        r = write_all(unsigned_out.fd, data, size, unsigned_out.temp_path);
-        if (r < 0)
-                goto finish;
-        if (fsync(unsigned_out.fd) < 0) {
-                r = log_error_errno(errno, "Failed to write %s: %m", unsigned_out.temp_path);
-                goto finish;
-        }
 
         if (u->sign_key) {
-                r = output_file_open(u->output, &signed_out);
-                if (r < 0)
-                        goto finish;
-                r = run_sbsign(u, unsigned_out.temp_path, signed_out.temp_path);
-                if (r < 0)
-                        goto finish;
-                /* sbsign may have replaced the file; commit what is at the name now. */
-                close(signed_out.fd);
-                signed_out.fd = open(signed_out.temp_path, O_RDWR | O_CLOEXEC);
-                if (signed_out.fd < 0) {
-                        r = log_error_errno(errno, "Failed to open the signed %s: %m", signed_out.temp_path);
+                unsigned_fd = memfd_create("foyer-uki-unsigned", MFD_CLOEXEC);
+                if (unsigned_fd < 0) {
+                        r = log_error_errno(errno, "Failed to create a memory file for the unsigned UKI: %m");
                         goto finish;
                 }
-                final = &signed_out;
-        }
-        r = output_file_commit(final, 0644);
+                r = write_all(unsigned_fd, data, size, "the unsigned UKI");
+                if (r < 0)
+                        goto finish;
+                r = run_sbsign(u, unsigned_fd, out.fd);
+        } else
+                r = write_all(out.fd, data, size, u->output);
+        if (r < 0)
+                goto finish;
+        r = output_file_commit(&out, mode);
 
 finish:
-        output_file_done(&signed_out);
-        output_file_done(&unsigned_out);
+        output_file_done(&out);
         return r;
 }
 
@@ -286,6 +335,7 @@ static int make_uki(const UkiArgs *u, BuildArgs *a) {
         PeAddSection add[6];
         size_t n_add = 0, out_size;
         PeImage stub_pe;
+        bool secret = false;
         int r;
 
         /* Cheap checks first: a bad stub or key fails before an image is built. */
@@ -317,8 +367,12 @@ static int make_uki(const UkiArgs *u, BuildArgs *a) {
                         v = p.kver;
                 }
                 _cleanup_free_ char *rel = strjoin("/boot/vmlinuz-", v);
-                kernel_path = rel ? path_prefix_root(root, rel) : NULL;
+                r = rel ? path_in_root(root, rel, false, &kernel_path) : -ENOMEM;
                 probe_done(&p);
+                if (r == -ENOENT)       /* load_kernel() names the missing file */
+                        kernel_path = path_prefix_root(root, rel);
+                else if (r < 0 && r != -ENOMEM)
+                        return log_error_errno(r, "Failed to resolve %s in %s: %m", rel, root);
         }
         if (!kernel_path)
                 return log_oom();
@@ -360,9 +414,9 @@ static int make_uki(const UkiArgs *u, BuildArgs *a) {
         }
 
         if (u->initrd)
-                r = read_blob("initrd", u->initrd, &initrd);
+                r = read_initrd(u->initrd, &initrd, &secret);
         else
-                r = build_initrd(a, uname_str, &initrd);
+                r = build_initrd(a, uname_str, &initrd, &secret);
         if (r < 0)
                 return r;
 
@@ -382,7 +436,7 @@ static int make_uki(const UkiArgs *u, BuildArgs *a) {
         if (r < 0)
                 return log_error_errno(r, "Cannot add sections to stub %s: %s.", u->stub ?: DEFAULT_STUB, why);
 
-        r = write_uki(u, (const uint8_t *) out, out_size);
+        r = write_uki(u, (const uint8_t *) out, out_size, secret ? 0600 : 0644);
         if (r < 0)
                 return r;
         log_info("Wrote %s: kernel %s, %.1f MiB (initrd %.1f MiB)%s.", u->output, uname_str, out_size / 1048576.0,

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "macro.h"
 #include "strv.h" /* strv_length(), strv_extend(), strv_consume(), strv_contains(), strjoin() */
@@ -19,8 +20,15 @@
 int strv_split(const char *s, const char *separators, char ***ret);
 void strv_sort(char **l);
 
-/* Joins root and an absolute path; root may be NULL or "/" for the host. */
+/* Joins root and an absolute path; root may be NULL or "/" for the host. Only for messages and
+ * for paths that are not looked up: a lookup goes through path_in_root(). */
 char *path_prefix_root(const char *root, const char *path);
+/* Resolves path inside root (NULL or "/" for the host) as the kernel would after chroot(root): all
+ * symlinks, intermediate and final, absolute and relative, and "..", stay inside root. With
+ * nofollow, a final symlink is not followed. Returns 0 and the host path of the object (with no
+ * symlink below root) in *ret, or a negative errno as open() would (-ENOENT, -ENOTDIR, -ELOOP, ...;
+ * -ENOSYS before Linux 5.6). */
+int path_in_root(const char *root, const char *path, bool nofollow, char **ret);
 /* Makes an absolute path canonical without touching the file system: collapses "//", drops "."
  * and resolves ".." lexically. Returns a new string or NULL on OOM. */
 char *path_simplify_abs(const char *path);
@@ -33,6 +41,8 @@ const char *path_basename(const char *path);
 
 /* Reads a whole file into a NUL-terminated buffer. */
 int read_full_file(const char *path, char **ret, size_t *ret_size);
+/* The same from an open file, from its current offset on. */
+int read_full_fd(int fd, char **ret, size_t *ret_size);
 
 /* Lists the regular files (or symlinks) named *suffix in dir, sorted; a missing dir yields an empty
  * list. */
@@ -40,3 +50,16 @@ int dir_list_suffix(const char *dir, const char *suffix, char ***ret);
 
 /* Formats a mode like ls -l ("-rwxr-xr-x"); buf must hold 11 bytes. */
 const char *mode_to_string(uint32_t mode, char buf[static 11]);
+
+/* Temporary files and directories that SIGINT, SIGTERM or SIGHUP must not leave behind: main()
+ * installs the handler once; the handler removes what is registered (a tree: recursively) and
+ * ends the program with the signal. Register right after creating, unregister right after
+ * removing on the normal path. Returns the slot. */
+int cleanup_on_signal_setup(void);
+int cleanup_register(const char *path, bool tree);
+/* A child writing into the slot's path: the handler kills and reaps it first. */
+void cleanup_set_child(int slot, pid_t pid);
+void cleanup_unregister(int slot);
+
+/* $TMPDIR if it is an absolute path, /tmp otherwise. */
+const char *tmp_dir(void);

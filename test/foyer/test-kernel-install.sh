@@ -74,6 +74,20 @@ grep -q '^  \.cmdline .*"root=PARTUUID=00000000-0000-0000-0000-000000000001 rw"$
         { cat "$tmp/ls" | head -20; fail "uki.efi has not the configured command line"; }
 grep -q ' etc/initrd-release$' "$tmp/ls" || fail "uki.efi's initrd is not foyer's"
 
+[[ $(stat -c %a "$stage/uki.efi") == 644 ]] || fail "uki.efi without key files has mode $(stat -c %a "$stage/uki.efi")"
+
+echo "== layout=uki with a key file: initrd and uki.efi are 0600"
+rm -rf "$stage" && mkdir "$stage"
+head -c 32 /dev/urandom > "$tmp/data.key"
+KERNEL_INSTALL_STAGING_AREA=$stage KERNEL_INSTALL_LAYOUT=uki KERNEL_INSTALL_UKI_GENERATOR=foyer \
+KERNEL_INSTALL_CONF_ROOT=$tmp/conf KERNEL_INSTALL_INITRD_GENERATOR=foyer FOYER=$foyer \
+FOYER_INSTALL_ARGS="--add-key-file $tmp/data.key:/etc/keys/data.key" \
+        "$plugin" add "$kver" "$tmp/entry" "/boot/vmlinuz-$kver" 2>/dev/null
+for f in initrd uki.efi; do
+        [[ $(stat -c %a "$stage/$f") == 600 ]] || fail "$f with a key file has mode $(stat -c %a "$stage/$f")"
+done
+grep -q ' etc/keys/data.key$' <("$foyer" ls "$stage/uki.efi") || fail "the key is not in uki.efi"
+
 echo "== initrds given on the command line: the plugin does nothing"
 rm -rf "$stage" && mkdir "$stage"
 KERNEL_INSTALL_STAGING_AREA=$stage FOYER=$foyer "$plugin" add "$kver" "$tmp/entry" "/boot/vmlinuz-$kver" /boot/some-initrd

@@ -84,6 +84,13 @@ want_size=$(( (prev_end - base + salign - 1) / salign * salign ))
 (( image_size == want_size )) || fail "SizeOfImage $image_size, want $want_size"
 grep -q "EFI application" "$tmp/p" || fail "not an EFI application any more"
 
+echo "== modes: the UKI is as secret as its initrd"
+[[ $(stat -c %a "$tmp/a.efi") == 644 ]] || fail "UKI of a 0644 initrd has mode $(stat -c %a "$tmp/a.efi")"
+cp "$tmp/initrd.cpio" "$tmp/secret.cpio" && chmod 0600 "$tmp/secret.cpio"
+"$foyer" uki -o "$tmp/secret.efi" --stub "$stub" --kernel "$kernel" --initrd "$tmp/secret.cpio" \
+        --os-release "$tmp/os-release"
+[[ $(stat -c %a "$tmp/secret.efi") == 600 ]] || fail "UKI of a 0600 initrd has mode $(stat -c %a "$tmp/secret.efi")"
+
 echo "== deterministic"
 "$foyer" uki -o "$tmp/b.efi" --stub "$stub" --kernel "$kernel" --initrd "$tmp/initrd.cpio" \
         --cmdline @"$tmp/cmdline" --os-release "$tmp/os-release"
@@ -102,6 +109,7 @@ if command -v sbsign >/dev/null && command -v sbverify >/dev/null && [[ -r $key 
         "$foyer" uki -o "$tmp/s.efi" --stub "$stub" --kernel "$kernel" --initrd "$tmp/initrd.cpio" \
                 --os-release "$tmp/os-release" --sign-key "$tmp/db.key" --sign-cert "$cert"
         sbverify --cert "$cert" "$tmp/s.efi" || fail "signature does not verify"
+        db_key=$tmp/db.key
         sbverify --cert "$cert" "$tmp/a.efi" >/dev/null 2>&1 && fail "unsigned UKI verifies"
         ls -A "$tmp" | grep -q '^\.#' && fail "temporary file left behind after signing"
 else
@@ -114,6 +122,21 @@ if compgen -G "$FOYER_GENERATOR_DIR/foyer-*" >/dev/null && [[ -d /usr/lib/module
         "$foyer" ls "$tmp/c.efi" > "$tmp/ls"
         grep -q ' usr/lib/systemd/systemd$' "$tmp/ls" || fail "the built image has no systemd"
         grep -q '^  \.linux ' "$tmp/ls" || fail "no .linux"
+        [[ $(stat -c %a "$tmp/c.efi") == 644 ]] || fail "UKI without key files has mode $(stat -c %a "$tmp/c.efi")"
+        echo "== foyer uki --add-key-file: the UKI is 0600 and says so"
+        head -c 32 /dev/urandom > "$tmp/data.key"
+        "$foyer" uki -o "$tmp/k.efi" --stub "$stub" --kver "$kver" --compress none \
+                --add-key-file "$tmp/data.key:/etc/keys/data.key" 2> "$tmp/err" || { cat "$tmp/err"; fail "uki with a key"; }
+        [[ $(stat -c %a "$tmp/k.efi") == 600 ]] || fail "UKI with a key file has mode $(stat -c %a "$tmp/k.efi")"
+        grep -q "etc/keys/data.key.*the UKI is written with mode 0600" "$tmp/err" || { cat "$tmp/err"; fail "no warning"; }
+        ! grep "key files" "$tmp/err" | grep -q "foyer-uki\|initrd.img" ||
+                { cat "$tmp/err"; fail "the warning names the temporary initrd"; }
+        grep -aq ' etc/keys/data.key$' <("$foyer" ls "$tmp/k.efi") || fail "the key is not in the UKI's initrd"
+        if [[ -n ${db_key:-} ]]; then
+                "$foyer" uki -o "$tmp/ks.efi" --stub "$stub" --kver "$kver" --compress none \
+                        --add-key-file "$tmp/data.key:/etc/keys/data.key" --sign-key "$db_key" --sign-cert "$cert" 2>/dev/null
+                [[ $(stat -c %a "$tmp/ks.efi") == 600 ]] || fail "signed UKI with a key file has mode $(stat -c %a "$tmp/ks.efi")"
+        fi
 fi
 
 echo "== bad input"
