@@ -43,7 +43,19 @@ int explain_missing_device(FILE *f, const MissingDevice *m, const BlockDevice *d
         return fflush_and_check(f);
 }
 
-int explain_failed_unit(FILE *f, const char *unit, FailureKind kind, const char *result, const char *what) {
+/* The end of a unit's own log, already made printable (log_tail_parse()). */
+static void print_log(FILE *f, const char *unit, const char *who, char * const *log) {
+        size_t n = strv_length(log);
+
+        if (n == 0)
+                return;
+        fprintf(f, "  %s said (the last %zu line%s of %s's log):\n", who, n, n == 1 ? "" : "s", unit);
+        for (char * const *l = log; *l; l++)
+                fprintf(f, "    %s\n", *l);
+}
+
+int explain_failed_unit(FILE *f, const char *unit, FailureKind kind, const char *result, const char *what,
+                        char * const *log) {
         _cleanup_free_ char *suffix = NULL;
 
         if (!isempty(what) && !isempty(result))
@@ -58,6 +70,7 @@ int explain_failed_unit(FILE *f, const char *unit, FailureKind kind, const char 
         switch (kind) {
         case FAILURE_FSCK:
                 fprintf(f, "The file system check failed: %s%s\n", unit, suffix);
+                print_log(f, unit, "fsck", log);
                 fprintf(f, "  The file system has errors fsck did not repair on its own: run fsck %s\n"
                            "  from this shell, then leave the shell to retry the boot.\n",
                         !isempty(what) ? what : "on it");

@@ -21,5 +21,8 @@ typedef struct MissingDevice {
 int explain_missing_device(FILE *f, const MissingDevice *m, const BlockDevice *devs, size_t n);
 
 /* Writes the block for one failed unit of the given kind; result (e.g. "exit-code") and what (the
- * device of a mount, of a file system check or of an unlock) may be NULL. Returns 0 or a negative errno. */
-int explain_failed_unit(FILE *f, const char *unit, FailureKind kind, const char *result, const char *what);
+ * device of a mount, of a file system check or of an unlock) may be NULL; log (may be NULL or empty)
+ * is the end of the unit's own output, quoted in the block (fsck's verdict). Returns 0 or a negative
+ * errno. */
+int explain_failed_unit(FILE *f, const char *unit, FailureKind kind, const char *result, const char *what,
+                        char * const *log);

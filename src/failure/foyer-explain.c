@@ -14,6 +14,9 @@ typedef struct Target {
         const char *role, *key, *mount_unit;
 } Target;
 
+/* How much of a failed file system check's log the report quotes. */
+#define FSCK_LOG_LINES 6
+
 static const Target targets[] = {
         { "root", "root", "sysroot.mount" },
         { "/usr", "mount.usr", "sysusr-usr.mount" },
@@ -134,6 +137,7 @@ static int explain_failed_units(Context *c) {
         for (char **u = units; *u; u++) {
                 FailureKind kind = failure_kind_from_unit(*u);
                 _cleanup_free_ char *result = NULL, *what = NULL;
+                _cleanup_strv_free_ char **log = NULL;
 
                 /* This unit fails only if the report itself could not be written. */
                 if (streq(*u, "foyer-failure-report.service"))
@@ -141,8 +145,14 @@ static int explain_failed_units(Context *c) {
                 (void) unit_get_property(*u, "Result", &result);
                 if (kind == FAILURE_MOUNT)
                         (void) unit_get_property(*u, "What", &what);
-                else if (kind == FAILURE_FSCK)
+                else if (kind == FAILURE_FSCK) {
                         (void) fsck_unit_device(*u, &what);
+                        /* fsck's verdict ("UNEXPECTED INCONSISTENCY; RUN fsck MANUALLY.") and
+                         * systemd-fsck's exit status: the report says what to run and why. */
+                        r = unit_log_tail(*u, FSCK_LOG_LINES, &log);
+                        if (r < 0)
+                                log_debug_errno(r, "Failed to read the log of %s, not quoting it: %m", *u);
+                }
                 else if (kind == FAILURE_UNLOCK) {
                         _cleanup_free_ char *exec_start = NULL;
 
@@ -150,7 +160,7 @@ static int explain_failed_units(Context *c) {
                         if (unit_get_property(*u, "ExecStart", &exec_start) >= 0)
                                 (void) cryptsetup_exec_start_device(exec_start, &what);
                 }
-                r = explain_failed_unit(stdout, *u, kind, result, what);
+                r = explain_failed_unit(stdout, *u, kind, result, what, log);
                 if (r < 0)
                         return log_error_errno(r, "Failed to write the message: %m");
                 c->n_explained++;
