@@ -28,7 +28,9 @@
  *                         dropped (a step, it becomes active where it stands in the script)
  *   qmp JSON              send a command to QEMU's monitor (QMP, a unix socket per VM) and wait
  *                         up to 30 s for its "return"; an "error" reply fails the run
- *   qmp-event SEC NAME    wait at most SEC seconds for the QMP event NAME (e.g. DEVICE_DELETED);
+ *   qmp-event SEC NAME [REGEX]
+ *                         wait at most SEC seconds for the QMP event NAME (e.g. DEVICE_DELETED)
+ *                         whose JSON line also matches REGEX, if given ("device": "rootdisk");
  *                         events that arrived since the last qmp step count, and a match uses the
  *                         event up
  *   qemu-args ARGS...     more QEMU arguments, split at blanks (no quoting), after the others
@@ -671,16 +673,22 @@ static char *qmp_command(const char *json, int line) {
         return qmp_wait_reply(json, line);
 }
 
-/* A qmp-event step; returns the event's line. */
-static char *qmp_wait_event(const char *name, double secs, int line) {
+/* A qmp-event step (data: a regex for the event's line, or NULL); returns the event's line. */
+static char *qmp_wait_event(const char *name, const char *data, double secs, int line) {
         double deadline = now() + secs, overall = t_start + cfg.timeout;
+        regex_t re;
+        if (data)
+                compile(&re, data, line);
         qmp_connect(line);
         for (;;) {
                 for (int i = 0; i < qmp.n_events; i++)
-                        if (strcmp(qmp.event_names[i], name) == 0) {
+                        if (strcmp(qmp.event_names[i], name) == 0 &&
+                            (!data || regexec(&re, qmp.events[i], 0, NULL, 0) == 0)) {
                                 char *ev = qmp.events[i];
                                 qmp.events[i] = NULL;
                                 clear_events(i + 1);
+                                if (data)
+                                        regfree(&re);
                                 return ev;
                         }
                 check_fail_patterns();
@@ -695,7 +703,8 @@ static char *qmp_wait_event(const char *name, double secs, int line) {
                                         qmp.n_events ? "" : " none");
                                 for (int i = 0; i < qmp.n_events; i++)
                                         fprintf(stderr, "vm-run:   %s\n", qmp.events[i]);
-                                fail("no QMP event %s within %.0fs (script line %d)", name, secs, line);
+                                fail("no QMP event %s%s%s%s within %.0fs (script line %d)", name,
+                                     data ? " matching /" : "", data ? data : "", data ? "/" : "", secs, line);
                         }
                 }
         }
@@ -871,9 +880,23 @@ static void parse_script(const char *path) {
                         if (end == rest || st.secs <= 0)
                                 die("%s:%d: 'qmp-event' needs a number of seconds first", path, lineno);
                         st.kind = STEP_QMP_EVENT;
-                        st.arg = strdup(trim(end));
-                        if (!*st.arg || strpbrk(st.arg, " \t\""))
-                                die("%s:%d: qmp-event needs one event name, such as DEVICE_DELETED", path, lineno);
+                        /* (two NULs at the end: an empty regex after the name if none is given) */
+                        char *t = trim(end);
+                        st.arg = calloc(strlen(t) + 2, 1);
+                        if (!st.arg)
+                                die("out of memory");
+                        memcpy(st.arg, t, strlen(t));
+                        if (!*st.arg || st.arg[strcspn(st.arg, " \t")] == '"')
+                                die("%s:%d: qmp-event needs an event name, such as DEVICE_DELETED", path, lineno);
+                        /* NAME, then the optional regex, apart by a NUL. */
+                        char *sp = st.arg + strcspn(st.arg, " \t");
+                        if (*sp) {
+                                *sp = '\0';
+                                memmove(sp + 1, trim(sp + 1), strlen(trim(sp + 1)) + 1);
+                                regex_t re;
+                                compile(&re, sp + 1, lineno);
+                                regfree(&re);
+                        }
                 } else if (strcmp(s, "send") == 0 || strcmp(s, "send2") == 0) {
                         st.kind = s[4] ? STEP_SEND2 : STEP_SEND;
                         st.arg = strdup(rest);
@@ -1287,7 +1310,8 @@ int main(int argc, char **argv) {
                         break;
                 }
                 case STEP_QMP_EVENT: {
-                        char *ev = qmp_wait_event(st->arg, st->secs, st->line);
+                        const char *data = st->arg + strlen(st->arg) + 1;
+                        char *ev = qmp_wait_event(st->arg, *data ? data : NULL, st->secs, st->line);
                         fprintf(stderr, "vm-run: %6.1fs qmp event %s (%.1fs): %s\n", now() - t_start, st->arg,
                                 now() - t0, ev);
                         free(ev);

@@ -32,6 +32,9 @@ def unplug(dev):
     sys.stdout.write("[    2.500000] pcieport 0000:00:01.0: pciehp: Slot(0): Link Down\r\n")
     sys.stdout.flush()
     time.sleep(0.5)
+    # As QEMU does: the virtio backend's event (no "device") comes before the device's own.
+    send({"timestamp": stamp(), "event": "DEVICE_DELETED",
+          "data": {"path": "/machine/peripheral/" + dev + "/virtio-backend"}})
     send({"timestamp": stamp(), "event": "DEVICE_DELETED",
           "data": {"path": "/machine/peripheral/" + dev, "device": dev}})
 
