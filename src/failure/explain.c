@@ -23,7 +23,10 @@ static void print_details(FILE *f, const char *unit) {
 }
 
 int explain_missing_device(FILE *f, const MissingDevice *m, const BlockDevice *devs, size_t n) {
-        fprintf(f, "The %s device did not appear: %s (%s)\n", m->role, m->given, m->source);
+        if (m->vanished)
+                fprintf(f, "The %s device disappeared: %s (%s)\n", m->role, m->given, m->source);
+        else
+                fprintf(f, "The %s device did not appear: %s (%s)\n", m->role, m->given, m->source);
         fprintf(f, "  Waited for: %s\n", m->path);
         if (n == 0)
                 fprintf(f, "  Block devices present: none\n");
@@ -36,9 +39,13 @@ int explain_missing_device(FILE *f, const MissingDevice *m, const BlockDevice *d
                         return -ENOMEM;
                 fprintf(f, "    %s\n", line);
         }
-        fprintf(f, "  If the device is listed under other identifiers, correct %.*s= on the kernel command line;\n"
-                   "  if it is not listed, its disk or driver is missing (foyer build --add-module MODULE).\n",
-                (int) strcspn(m->given, "="), m->given);
+        if (m->vanished)
+                fprintf(f, "  It was there earlier in this boot (%s was plugged) and went away before it was\n"
+                           "  used: its disk was removed, or failed (see journalctl -b -k).\n", m->vanished);
+        else
+                fprintf(f, "  If the device is listed under other identifiers, correct %.*s= on the kernel command line;\n"
+                           "  if it is not listed, its disk or driver is missing (foyer build --add-module MODULE).\n",
+                        (int) strcspn(m->given, "="), m->given);
         print_details(f, m->unit);
         return fflush_and_check(f);
 }

@@ -9,6 +9,7 @@
 #include "explain.h"
 #include "log.h"
 #include "strv.h"
+#include "unit-name.h"
 
 typedef struct Target {
         const char *role, *key, *mount_unit;
@@ -82,11 +83,24 @@ static int find_spec(const Target *t, char **ret_given, const char **ret_source,
         return 1;
 }
 
+/* Whether the device unit of path was plugged at some point of this boot (and is gone now, as the caller
+ * found): PID 1 keeps the time a unit last became active. Returns the unit name then, else NULL. */
+static char *device_vanished(const char *path) {
+        _cleanup_free_ char *unit = NULL, *since = NULL;
+
+        if (unit_name_from_path(path, ".device", &unit) < 0 ||
+            unit_get_property(unit, "ActiveEnterTimestampMonotonic", &since) < 0)
+                return NULL;
+        if (isempty(since) || streq(since, "0"))
+                return NULL;
+        return TAKE_PTR(unit);
+}
+
 static int explain_missing_devices(Context *c) {
         int r;
 
         for (size_t i = 0; i < ELEMENTSOF(targets); i++) {
-                _cleanup_free_ char *given = NULL, *path = NULL;
+                _cleanup_free_ char *given = NULL, *path = NULL, *vanished = NULL;
                 const char *source = NULL;
 
                 r = find_spec(&targets[i], &given, &source, &path);
@@ -96,10 +110,12 @@ static int explain_missing_devices(Context *c) {
                         log_debug("The %s device %s is present.", targets[i].role, path);
                         continue;
                 }
+                vanished = device_vanished(path);
                 list_devices_once(c);
                 r = explain_missing_device(stdout, &(MissingDevice) { .role = targets[i].role, .given = given,
                                                                       .source = source, .path = path,
-                                                                      .unit = targets[i].mount_unit },
+                                                                      .unit = targets[i].mount_unit,
+                                                                      .vanished = vanished },
                                            c->devices, c->n_devices);
                 if (r < 0)
                         return log_error_errno(r, "Failed to write the message: %m");

@@ -202,6 +202,30 @@ TEST(explain_missing_device) {
                      "  Details: journalctl -b -u sysroot.mount; systemctl status sysroot.mount\n");
 }
 
+static void write_vanished(FILE *f) {
+        MissingDevice m = {
+                .role = "root", .given = "root=UUID=" FS_UUID, .source = "kernel command line",
+                .path = "/dev/disk/by-uuid/" FS_UUID, .unit = "sysroot.mount",
+                .vanished = "dev-disk-by\\x2duuid-5f1a0c3e\\x2d7d4b\\x2d4e2a\\x2d9c61\\x2d0a1b2c3d4e99.device",
+        };
+
+        ASSERT_OK(explain_missing_device(f, &m, NULL, 0));
+}
+
+/* A device that was plugged and went away (hot-unplugged before the mount): said so, without the hint
+ * about other identifiers. */
+TEST(explain_missing_device_vanished) {
+        _cleanup_free_ char *text = memstream_text(write_vanished);
+
+        ASSERT_STREQ(text,
+                     "The root device disappeared: root=UUID=" FS_UUID " (kernel command line)\n"
+                     "  Waited for: /dev/disk/by-uuid/" FS_UUID "\n"
+                     "  Block devices present: none\n"
+                     "  It was there earlier in this boot (dev-disk-by\\x2duuid-5f1a0c3e\\x2d7d4b\\x2d4e2a\\x2d9c61\\x2d0a1b2c3d4e99.device was plugged) and went away before it was\n"
+                     "  used: its disk was removed, or failed (see journalctl -b -k).\n"
+                     "  Details: journalctl -b -u sysroot.mount; systemctl status sysroot.mount\n");
+}
+
 static void write_no_devices(FILE *f) {
         MissingDevice m = {
                 .role = "/usr", .given = "mount.usr=LABEL=usr", .source = "kernel command line",
