@@ -23,7 +23,10 @@ static void print_details(FILE *f, const char *unit) {
 }
 
 int explain_missing_device(FILE *f, const MissingDevice *m, const BlockDevice *devs, size_t n) {
-        fprintf(f, "The %s device did not appear: %s (%s)\n", m->role, m->given, m->source);
+        if (m->vanished)
+                fprintf(f, "The %s device disappeared: %s (%s)\n", m->role, m->given, m->source);
+        else
+                fprintf(f, "The %s device did not appear: %s (%s)\n", m->role, m->given, m->source);
         fprintf(f, "  Waited for: %s\n", m->path);
         if (n == 0)
                 fprintf(f, "  Block devices present: none\n");
@@ -36,14 +39,30 @@ int explain_missing_device(FILE *f, const MissingDevice *m, const BlockDevice *d
                         return -ENOMEM;
                 fprintf(f, "    %s\n", line);
         }
-        fprintf(f, "  If the device is listed under other identifiers, correct %.*s= on the kernel command line;\n"
-                   "  if it is not listed, its disk or driver is missing (foyer build --add-module MODULE).\n",
-                (int) strcspn(m->given, "="), m->given);
+        if (m->vanished)
+                fprintf(f, "  It was there earlier in this boot (%s was plugged) and went away before it was\n"
+                           "  used: its disk was removed, or failed (see journalctl -b -k).\n", m->vanished);
+        else
+                fprintf(f, "  If the device is listed under other identifiers, correct %.*s= on the kernel command line;\n"
+                           "  if it is not listed, its disk or driver is missing (foyer build --add-module MODULE).\n",
+                        (int) strcspn(m->given, "="), m->given);
         print_details(f, m->unit);
         return fflush_and_check(f);
 }
 
-int explain_failed_unit(FILE *f, const char *unit, FailureKind kind, const char *result, const char *what) {
+/* The end of a unit's own log, already made printable (log_tail_parse()). */
+static void print_log(FILE *f, const char *unit, const char *who, char * const *log) {
+        size_t n = strv_length(log);
+
+        if (n == 0)
+                return;
+        fprintf(f, "  %s said (the last %zu line%s of %s's log):\n", who, n, n == 1 ? "" : "s", unit);
+        for (char * const *l = log; *l; l++)
+                fprintf(f, "    %s\n", *l);
+}
+
+int explain_failed_unit(FILE *f, const char *unit, FailureKind kind, const char *result, const char *what,
+                        char * const *log) {
         _cleanup_free_ char *suffix = NULL;
 
         if (!isempty(what) && !isempty(result))
@@ -58,6 +77,7 @@ int explain_failed_unit(FILE *f, const char *unit, FailureKind kind, const char 
         switch (kind) {
         case FAILURE_FSCK:
                 fprintf(f, "The file system check failed: %s%s\n", unit, suffix);
+                print_log(f, unit, "fsck", log);
                 fprintf(f, "  The file system has errors fsck did not repair on its own: run fsck %s\n"
                            "  from this shell, then leave the shell to retry the boot.\n",
                         !isempty(what) ? what : "on it");

@@ -14,12 +14,17 @@ typedef struct MissingDevice {
         const char *source;     /* where it was written: "kernel command line", "sysroot.mount" */
         const char *path;       /* what was waited for: "/dev/disk/by-uuid/…" */
         const char *unit;       /* the mount that needed it: "sysroot.mount" */
+        const char *vanished;   /* its device unit if that was plugged earlier in this boot (the device
+                                 * came and went: unplugged, or its disk failed), else NULL */
 } MissingDevice;
 
-/* Writes the "device did not appear" block: the spec as given, the path waited for, and each device
- * in devs (n of them) with its identifiers. Returns 0 or the negative errno of a failed write. */
+/* Writes the "device did not appear" block (or "disappeared", with m->vanished): the spec as given, the
+ * path waited for, and each device in devs (n of them) with its identifiers. Returns 0 or the negative errno of a failed write. */
 int explain_missing_device(FILE *f, const MissingDevice *m, const BlockDevice *devs, size_t n);
 
 /* Writes the block for one failed unit of the given kind; result (e.g. "exit-code") and what (the
- * device of a mount, of a file system check or of an unlock) may be NULL. Returns 0 or a negative errno. */
-int explain_failed_unit(FILE *f, const char *unit, FailureKind kind, const char *result, const char *what);
+ * device of a mount, of a file system check or of an unlock) may be NULL; log (may be NULL or empty)
+ * is the end of the unit's own output, quoted in the block (fsck's verdict). Returns 0 or a negative
+ * errno. */
+int explain_failed_unit(FILE *f, const char *unit, FailureKind kind, const char *result, const char *what,
+                        char * const *log);

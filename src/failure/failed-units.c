@@ -124,6 +124,58 @@ int failed_units_get(char ***ret) {
         return failed_units_parse(out, ret);
 }
 
+int log_tail_parse(const char *text, size_t max, char ***ret) {
+        _cleanup_strv_free_ char **lines = NULL;
+        size_t n = 0;
+
+        lines = calloc(max + 1, sizeof(char *));
+        if (!lines)
+                return -ENOMEM;
+        for (const char *p = text; p && *p;) {
+                size_t len = strcspn(p, "\n");
+                const char *next = p[len] ? p + len + 1 : p + len;
+                char *line;
+
+                while (len > 0 && strchr(" \t\r", p[len - 1]))
+                        len--;
+                if (len == 0 || max == 0) {
+                        p = next;
+                        continue;
+                }
+                line = strndup(p, MIN(len, (size_t) LOG_LINE_MAX));
+                if (!line)
+                        return -ENOMEM;
+                for (char *c = line; *c; c++)
+                        if ((unsigned char) *c < ' ' || *c == 127)
+                                *c = ' ';
+                /* A window over the last max lines. */
+                if (n == max) {
+                        free(lines[0]);
+                        memmove(lines, lines + 1, (max - 1) * sizeof(char *));
+                        n--;
+                }
+                lines[n++] = line;
+                lines[n] = NULL;
+                p = next;
+        }
+        *ret = TAKE_PTR(lines);
+        return 0;
+}
+
+int unit_log_tail(const char *unit, size_t max, char ***ret) {
+        _cleanup_free_ char *match = strjoin("_SYSTEMD_UNIT=", unit), *out = NULL;
+        char *argv[] = { (char *) "journalctl", (char *) "-b", (char *) "-q", (char *) "--no-pager", (char *) "-o",
+                         (char *) "cat", match, NULL };
+        int r;
+
+        if (!match)
+                return -ENOMEM;
+        r = run_capture(argv, &out);
+        if (r < 0)
+                return r;
+        return log_tail_parse(out, max, ret);
+}
+
 int unit_get_property(const char *unit, const char *property, char **ret) {
         char *argv[] = { (char *) "systemctl", (char *) "show", (char *) "-P", (char *) property,
                          (char *) "--", (char *) unit, NULL };

@@ -26,6 +26,17 @@ int run_capture(char *const argv[], char **ret);
 
 /* The failed units right now, from systemctl. */
 int failed_units_get(char ***ret);
+/* The last max non-empty lines of text (a unit's log as "journalctl -o cat" prints it), each cut to
+ * LOG_LINE_MAX bytes, with trailing blanks removed and other control characters (tabs, escape
+ * sequences) made spaces, so that they can be quoted on the console. Returns 0 and a new (possibly
+ * empty, never NULL) array, or -ENOMEM. */
+#define LOG_LINE_MAX 200
+int log_tail_parse(const char *text, size_t max, char ***ret);
+
+/* The last max lines a unit's own processes logged in this boot (journalctl _SYSTEMD_UNIT=unit),
+ * through log_tail_parse(). */
+int unit_log_tail(const char *unit, size_t max, char ***ret);
+
 /* One property of a unit ("systemctl show -P"); returns 0 and a new string (maybe empty). */
 int unit_get_property(const char *unit, const char *property, char **ret);
 

@@ -9,10 +9,14 @@
 #include "explain.h"
 #include "log.h"
 #include "strv.h"
+#include "unit-name.h"
 
 typedef struct Target {
         const char *role, *key, *mount_unit;
 } Target;
+
+/* How much of a failed file system check's log the report quotes. */
+#define FSCK_LOG_LINES 6
 
 static const Target targets[] = {
         { "root", "root", "sysroot.mount" },
@@ -79,11 +83,24 @@ static int find_spec(const Target *t, char **ret_given, const char **ret_source,
         return 1;
 }
 
+/* Whether the device unit of path was plugged at some point of this boot (and is gone now, as the caller
+ * found): PID 1 keeps the time a unit last became active. Returns the unit name then, else NULL. */
+static char *device_vanished(const char *path) {
+        _cleanup_free_ char *unit = NULL, *since = NULL;
+
+        if (unit_name_from_path(path, ".device", &unit) < 0 ||
+            unit_get_property(unit, "ActiveEnterTimestampMonotonic", &since) < 0)
+                return NULL;
+        if (isempty(since) || streq(since, "0"))
+                return NULL;
+        return TAKE_PTR(unit);
+}
+
 static int explain_missing_devices(Context *c) {
         int r;
 
         for (size_t i = 0; i < ELEMENTSOF(targets); i++) {
-                _cleanup_free_ char *given = NULL, *path = NULL;
+                _cleanup_free_ char *given = NULL, *path = NULL, *vanished = NULL;
                 const char *source = NULL;
 
                 r = find_spec(&targets[i], &given, &source, &path);
@@ -93,10 +110,12 @@ static int explain_missing_devices(Context *c) {
                         log_debug("The %s device %s is present.", targets[i].role, path);
                         continue;
                 }
+                vanished = device_vanished(path);
                 list_devices_once(c);
                 r = explain_missing_device(stdout, &(MissingDevice) { .role = targets[i].role, .given = given,
                                                                       .source = source, .path = path,
-                                                                      .unit = targets[i].mount_unit },
+                                                                      .unit = targets[i].mount_unit,
+                                                                      .vanished = vanished },
                                            c->devices, c->n_devices);
                 if (r < 0)
                         return log_error_errno(r, "Failed to write the message: %m");
@@ -134,6 +153,7 @@ static int explain_failed_units(Context *c) {
         for (char **u = units; *u; u++) {
                 FailureKind kind = failure_kind_from_unit(*u);
                 _cleanup_free_ char *result = NULL, *what = NULL;
+                _cleanup_strv_free_ char **log = NULL;
 
                 /* This unit fails only if the report itself could not be written. */
                 if (streq(*u, "foyer-failure-report.service"))
@@ -141,8 +161,14 @@ static int explain_failed_units(Context *c) {
                 (void) unit_get_property(*u, "Result", &result);
                 if (kind == FAILURE_MOUNT)
                         (void) unit_get_property(*u, "What", &what);
-                else if (kind == FAILURE_FSCK)
+                else if (kind == FAILURE_FSCK) {
                         (void) fsck_unit_device(*u, &what);
+                        /* fsck's verdict ("UNEXPECTED INCONSISTENCY; RUN fsck MANUALLY.") and
+                         * systemd-fsck's exit status: the report says what to run and why. */
+                        r = unit_log_tail(*u, FSCK_LOG_LINES, &log);
+                        if (r < 0)
+                                log_debug_errno(r, "Failed to read the log of %s, not quoting it: %m", *u);
+                }
                 else if (kind == FAILURE_UNLOCK) {
                         _cleanup_free_ char *exec_start = NULL;
 
@@ -150,7 +176,7 @@ static int explain_failed_units(Context *c) {
                         if (unit_get_property(*u, "ExecStart", &exec_start) >= 0)
                                 (void) cryptsetup_exec_start_device(exec_start, &what);
                 }
-                r = explain_failed_unit(stdout, *u, kind, result, what);
+                r = explain_failed_unit(stdout, *u, kind, result, what, log);
                 if (r < 0)
                         return log_error_errno(r, "Failed to write the message: %m");
                 c->n_explained++;

@@ -202,6 +202,30 @@ TEST(explain_missing_device) {
                      "  Details: journalctl -b -u sysroot.mount; systemctl status sysroot.mount\n");
 }
 
+static void write_vanished(FILE *f) {
+        MissingDevice m = {
+                .role = "root", .given = "root=UUID=" FS_UUID, .source = "kernel command line",
+                .path = "/dev/disk/by-uuid/" FS_UUID, .unit = "sysroot.mount",
+                .vanished = "dev-disk-by\\x2duuid-5f1a0c3e\\x2d7d4b\\x2d4e2a\\x2d9c61\\x2d0a1b2c3d4e99.device",
+        };
+
+        ASSERT_OK(explain_missing_device(f, &m, NULL, 0));
+}
+
+/* A device that was plugged and went away (hot-unplugged before the mount): said so, without the hint
+ * about other identifiers. */
+TEST(explain_missing_device_vanished) {
+        _cleanup_free_ char *text = memstream_text(write_vanished);
+
+        ASSERT_STREQ(text,
+                     "The root device disappeared: root=UUID=" FS_UUID " (kernel command line)\n"
+                     "  Waited for: /dev/disk/by-uuid/" FS_UUID "\n"
+                     "  Block devices present: none\n"
+                     "  It was there earlier in this boot (dev-disk-by\\x2duuid-5f1a0c3e\\x2d7d4b\\x2d4e2a\\x2d9c61\\x2d0a1b2c3d4e99.device was plugged) and went away before it was\n"
+                     "  used: its disk was removed, or failed (see journalctl -b -k).\n"
+                     "  Details: journalctl -b -u sysroot.mount; systemctl status sysroot.mount\n");
+}
+
 static void write_no_devices(FILE *f) {
         MissingDevice m = {
                 .role = "/usr", .given = "mount.usr=LABEL=usr", .source = "kernel command line",
@@ -221,15 +245,15 @@ TEST(explain_missing_device_none) {
 }
 
 static void write_failed_units(FILE *f) {
-        ASSERT_OK(explain_failed_unit(f, "systemd-fsck-root.service", FAILURE_FSCK, "exit-code", "/dev/vda"));
-        ASSERT_OK(explain_failed_unit(f, "systemd-fsck@dev-vdb.service", FAILURE_FSCK, "exit-code", NULL));
-        ASSERT_OK(explain_failed_unit(f, "systemd-cryptsetup@root.service", FAILURE_UNLOCK, NULL, NULL));
-        ASSERT_OK(explain_failed_unit(f, "sysroot.mount", FAILURE_MOUNT, "exit-code", "/dev/vda"));
-        ASSERT_OK(explain_failed_unit(f, "initrd-parse-etc.service", FAILURE_OTHER, "", ""));
+        ASSERT_OK(explain_failed_unit(f, "systemd-fsck-root.service", FAILURE_FSCK, "exit-code", "/dev/vda", NULL));
+        ASSERT_OK(explain_failed_unit(f, "systemd-fsck@dev-vdb.service", FAILURE_FSCK, "exit-code", NULL, NULL));
+        ASSERT_OK(explain_failed_unit(f, "systemd-cryptsetup@root.service", FAILURE_UNLOCK, NULL, NULL, NULL));
+        ASSERT_OK(explain_failed_unit(f, "sysroot.mount", FAILURE_MOUNT, "exit-code", "/dev/vda", NULL));
+        ASSERT_OK(explain_failed_unit(f, "initrd-parse-etc.service", FAILURE_OTHER, "", "", NULL));
         ASSERT_OK(explain_failed_unit(f, "systemd-cryptsetup@luks\\x2d4c55.service", FAILURE_UNLOCK, "exit-code",
-                                      "/dev/disk/by-uuid/4c55"));
+                                      "/dev/disk/by-uuid/4c55", NULL));
         /* An instance that does not unescape keeps the NAME placeholder. */
-        ASSERT_OK(explain_failed_unit(f, "systemd-cryptsetup@bad\\x4.service", FAILURE_UNLOCK, NULL, "/dev/vdb"));
+        ASSERT_OK(explain_failed_unit(f, "systemd-cryptsetup@bad\\x4.service", FAILURE_UNLOCK, NULL, "/dev/vdb", NULL));
 }
 
 TEST(explain_failed_unit) {
@@ -261,6 +285,79 @@ TEST(explain_failed_unit) {
                      "  A wrong passphrase, a missing key file or a missing cipher module.\n"
                      "  Unlock by hand: cryptsetup open /dev/vdb NAME, then exit to resume the boot.\n"
                      "  Details: journalctl -b -u 'systemd-cryptsetup@bad\\x4.service'; systemctl status 'systemd-cryptsetup@bad\\x4.service'\n");
+}
+
+/* What journalctl -o cat prints for a systemd-fsck-root.service that e2fsck -a gave up on. */
+#define FSCK_LOG "/dev/vda: Inode 2 has a extra size (0) which is invalid\n" \
+                 "\n" \
+                 "/dev/vda: UNEXPECTED INCONSISTENCY; RUN fsck MANUALLY.\n" \
+                 "\t(i.e., without -a or -p options)\n" \
+                 "fsck failed with exit status 4.   \n"
+
+TEST(log_tail_parse) {
+        _cleanup_free_ char *long_line = NULL;
+        char **l = NULL;
+
+        ASSERT_OK(log_tail_parse(FSCK_LOG, 3, &l));
+        ASSERT_EQ(strv_length(l), 3);
+        ASSERT_STREQ(l[0], "/dev/vda: UNEXPECTED INCONSISTENCY; RUN fsck MANUALLY.");
+        ASSERT_STREQ(l[1], " (i.e., without -a or -p options)");
+        ASSERT_STREQ(l[2], "fsck failed with exit status 4.");
+        strv_free(l);
+
+        ASSERT_OK(log_tail_parse(FSCK_LOG, 10, &l));
+        ASSERT_EQ(strv_length(l), 4);
+        ASSERT_STREQ(l[0], "/dev/vda: Inode 2 has a extra size (0) which is invalid");
+        strv_free(l);
+
+        /* No text, only blank lines, nothing wanted: an empty list. */
+        ASSERT_OK(log_tail_parse(NULL, 3, &l));
+        ASSERT_TRUE(l && !l[0]);
+        strv_free(l);
+        ASSERT_OK(log_tail_parse("\n \n\t\n", 3, &l));
+        ASSERT_TRUE(l && !l[0]);
+        strv_free(l);
+        ASSERT_OK(log_tail_parse(FSCK_LOG, 0, &l));
+        ASSERT_TRUE(l && !l[0]);
+        strv_free(l);
+
+        /* Escape sequences lose their ESC; long lines are cut, a last line without \n counts. */
+        long_line = malloc(LOG_LINE_MAX + 51);
+        ASSERT_TRUE(long_line);
+        memset(long_line, 'x', LOG_LINE_MAX + 50);
+        long_line[LOG_LINE_MAX + 50] = '\0';
+        _cleanup_free_ char *text = strjoin("\033[0;1;31mred\033[0m\n", long_line);
+        ASSERT_OK(log_tail_parse(text, 5, &l));
+        ASSERT_EQ(strv_length(l), 2);
+        ASSERT_STREQ(l[0], " [0;1;31mred [0m");
+        ASSERT_EQ(strlen(l[1]), LOG_LINE_MAX);
+        strv_free(l);
+}
+
+static void write_fsck_with_log(FILE *f) {
+        _cleanup_strv_free_ char **log = NULL;
+
+        ASSERT_OK(log_tail_parse(FSCK_LOG, 3, &log));
+        ASSERT_OK(explain_failed_unit(f, "systemd-fsck-root.service", FAILURE_FSCK, "exit-code", "/dev/vda", log));
+        /* Only fsck failures quote a log. */
+        ASSERT_OK(explain_failed_unit(f, "sysroot.mount", FAILURE_MOUNT, "exit-code", "/dev/vda", log));
+}
+
+TEST(explain_failed_unit_log) {
+        _cleanup_free_ char *text = memstream_text(write_fsck_with_log);
+
+        ASSERT_STREQ(text,
+                     "The file system check failed: systemd-fsck-root.service (/dev/vda, result: exit-code)\n"
+                     "  fsck said (the last 3 lines of systemd-fsck-root.service's log):\n"
+                     "    /dev/vda: UNEXPECTED INCONSISTENCY; RUN fsck MANUALLY.\n"
+                     "     (i.e., without -a or -p options)\n"
+                     "    fsck failed with exit status 4.\n"
+                     "  The file system has errors fsck did not repair on its own: run fsck /dev/vda\n"
+                     "  from this shell, then leave the shell to retry the boot.\n"
+                     "  Details: journalctl -b -u systemd-fsck-root.service; systemctl status systemd-fsck-root.service\n"
+                     "Mounting failed: sysroot.mount (/dev/vda, result: exit-code)\n"
+                     "  Check the file system type and options (rootfstype=, rootflags=, /etc/fstab).\n"
+                     "  Details: journalctl -b -u sysroot.mount; systemctl status sysroot.mount\n");
 }
 
 TEST(cryptsetup_unit_volume) {

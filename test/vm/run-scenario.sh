@@ -10,6 +10,8 @@
 # Environment:
 #   FOYER_VM_KVER     kernel version to boot (default: the newest /boot/vmlinuz-*)
 #   FOYER_VM_INITRD   boot this initrd instead of building a foyer image
+#   FOYER_VM_ALLOW_OTHER_INITRD=1
+#                     when foyer's builder is not built, boot Debian's initrd instead of failing
 #   FOYER_VM_ACCEL    kvm or tcg (default: probe KVM once, fall back to TCG)
 #   FOYER_VM_SMP      vCPUs per VM (default 1)
 set -euo pipefail
@@ -51,9 +53,16 @@ elif [[ -n $foyer_exe && -x $foyer_exe ]]; then
         initrd=$("$here/mkimage.sh" "$cache" "$kver" "$foyer_exe" "$generator_dir" "$unit_dir" "${image_args[@]}")
         kind="foyer${image_args[*]:+ with ${image_args[*]}}"
 else
+        # Never boot another initrd unasked: a scenario passing on Debian's would say nothing
+        # about foyer.
+        if [[ ${FOYER_VM_ALLOW_OTHER_INITRD:-} != 1 ]]; then
+                echo "scenario $name: foyer's builder is not built (${foyer_exe:-no path given}); set" \
+                     "FOYER_VM_ALLOW_OTHER_INITRD=1 to boot Debian's initrd instead, or FOYER_VM_INITRD=FILE" >&2
+                exit 1
+        fi
         [[ $needs == *foyer* ]] && skip "scenario needs a foyer image and foyer is not built"
         initrd=/boot/initrd.img-$kver
-        kind="Debian initramfs-tools (foyer's builder is not available)"
+        kind="Debian initramfs-tools (foyer's builder is not available, FOYER_VM_ALLOW_OTHER_INITRD=1)"
 fi
 
 # The test root and the disks can live in a cache shared between build trees (they depend

@@ -23,6 +23,22 @@
  *                         that flushes its input first)
  *   secret TEXT           fail if TEXT (C escapes work) ever shows up on the console: checked
  *                         as output arrives and once more over the whole console at the end
+ *   forbid REGEX          fail if REGEX shows up on the console before the next expect (or report)
+ *                         step matches: only the lines in front of that match count; then it is
+ *                         dropped (a step, it becomes active where it stands in the script)
+ *   qmp JSON              send a command to QEMU's monitor (QMP, a unix socket per VM) and wait
+ *                         up to 30 s for its "return"; an "error" reply fails the run
+ *   qmp-event SEC NAME [REGEX]
+ *                         wait at most SEC seconds for the QMP event NAME (e.g. DEVICE_DELETED)
+ *                         whose JSON line also matches REGEX, if given ("device": "rootdisk");
+ *                         events that arrived since the last qmp step count, and a match uses the
+ *                         event up
+ *   qemu-args ARGS...     more QEMU arguments, split at blanks (no quoting), after the others
+ *   drive-if virtio|none  how the disks are attached: virtio (default, vda, vdb, ...) or none:
+ *                         -drive ...,if=none,id=driveN (N from 0, in disk order), for a device of
+ *                         the scenario's own (qemu-args -device virtio-blk-pci,drive=drive0,...)
+ * Lines for the shell runner (disk, needs, image-args, uki) are skipped; any other keyword, and a
+ * script without steps, is an error.
  * Text matched by one step is consumed: the next step only looks at what came after it.
  */
 #include <errno.h>
@@ -36,18 +52,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_ARGS 128
+#define MAX_ARGS 256
+#define MAX_EXTRA_ARGS 96
+#define MAX_FORBIDS 8
+#define MAX_EVENTS 64
+#define QMP_REPLY_SECS 30
 #define MAX_STEPS 64
 #define MAX_FAILS 16
 #define MAX_SECRETS 8
 #define TAIL_LINES 60
 
-enum step_kind { STEP_EXPECT, STEP_SEND, STEP_REPORT, STEP_POWEROFF, STEP_SLEEP, STEP_EXPECT2, STEP_SEND2 };
+enum step_kind { STEP_EXPECT, STEP_SEND, STEP_REPORT, STEP_POWEROFF, STEP_SLEEP, STEP_EXPECT2, STEP_SEND2,
+                 STEP_FORBID, STEP_QMP, STEP_QMP_EVENT };
 
 struct step {
         enum step_kind kind;
@@ -66,6 +89,9 @@ static struct {
         bool live;
         const char *firmware;   /* NULL (direct kernel boot), "ovmf" or "ovmf-secboot" */
         bool serial2;   /* a second serial port (ttyS1) for expect2/send2 */
+        bool drive_if_none;     /* drive-if none: the disks are -drive if=none,id=driveN */
+        char *extra_args[MAX_EXTRA_ARGS];       /* qemu-args */
+        int n_extra_args;
         struct step steps[MAX_STEPS];
         int n_steps;
         char *fails[MAX_FAILS];
@@ -101,6 +127,21 @@ static struct {
         size_t len, cap, consumed;
         int esc_state;
 } con2 = { .in = -1, .out = -1 };
+
+/* QEMU's monitor (QMP): a unix socket in a per-run directory, connected at the first qmp step.
+ * Each message is one line of JSON; events are kept (names and text) until a qmp-event step uses
+ * them up or the next qmp step starts, a command's reply waits in reply until its step takes it. */
+static struct {
+        char dir[40], path[100];      /* fits sun_path */
+        int fd;
+        char *buf;
+        size_t len, cap;
+        char *events[MAX_EVENTS];       /* whole event lines */
+        char *event_names[MAX_EVENTS];
+        int n_events;
+        char *reply;                    /* the last "return" or "error" line not yet taken */
+        bool closed;
+} qmp = { .fd = -1 };
 
 static double now(void) {
         struct timespec ts;
@@ -217,7 +258,143 @@ static void add_output2(const char *buf, size_t n) {
         clean_append(&con2.text, &con2.len, &con2.cap, &con2.esc_state, buf, n);
 }
 
-/* Read console output until the deadline; returns false on timeout or QEMU exit. */
+/* The raw JSON value of a top-level KEY of the object in line (a copy), or NULL. Enough JSON for
+ * QMP's replies: strings with escapes, nested objects and arrays. */
+static char *json_top_value(const char *line, const char *key) {
+        const char *p = line + strspn(line, " \t");
+        int depth = 0;
+        bool want_key = false;
+
+        if (*p != '{')
+                return NULL;
+        for (; *p; p++) {
+                if (*p == '"') {
+                        const char *start = ++p;
+                        while (*p && *p != '"')
+                                p += p[0] == '\\' && p[1] ? 2 : 1;
+                        if (!*p)
+                                return NULL;
+                        if (depth == 1 && want_key) {
+                                bool match = (size_t) (p - start) == strlen(key) && strncmp(start, key, p - start) == 0;
+                                const char *v = p + 1 + strspn(p + 1, " \t");
+                                if (*v != ':')
+                                        return NULL;
+                                v++;
+                                v += strspn(v, " \t");
+                                want_key = false;
+                                if (match) {
+                                        /* The value runs to the "," or "}" that ends it at this depth. */
+                                        const char *e = v;
+                                        int d = 0;
+                                        for (; *e; e++) {
+                                                if (*e == '"') {
+                                                        for (e++; *e && *e != '"'; e += e[0] == '\\' && e[1] ? 2 : 1)
+                                                                ;
+                                                        if (!*e)
+                                                                break;
+                                                } else if (*e == '{' || *e == '[')
+                                                        d++;
+                                                else if (*e == '}' || *e == ']') {
+                                                        if (d == 0)
+                                                                break;
+                                                        d--;
+                                                } else if (*e == ',' && d == 0)
+                                                        break;
+                                        }
+                                        while (e > v && (e[-1] == ' ' || e[-1] == '\t'))
+                                                e--;
+                                        return strndup(v, e - v);
+                                }
+                                p = v - 1;
+                        }
+                        continue;
+                }
+                if (*p == '{' || *p == '[') {
+                        depth++;
+                        want_key = depth == 1;
+                } else if (*p == '}' || *p == ']')
+                        depth--;
+                else if (*p == ',' && depth == 1)
+                        want_key = true;
+        }
+        return NULL;
+}
+
+/* A JSON string value without its quotes (escapes left as they are). */
+static char *json_unquote(char *v) {
+        size_t n = v ? strlen(v) : 0;
+        if (n >= 2 && v[0] == '"' && v[n - 1] == '"') {
+                memmove(v, v + 1, n - 2);
+                v[n - 2] = '\0';
+        }
+        return v;
+}
+
+static void qmp_log(const char *dir, const char *line) {
+        if (log_file) {
+                fprintf(log_file, "\n# qmp %s %s\n", dir, line);
+                fflush(log_file);
+        }
+}
+
+/* Sorts the complete lines read from the monitor into events and replies. */
+static void qmp_process(void) {
+        char *nl;
+        while ((nl = memchr(qmp.buf, '\n', qmp.len))) {
+                *nl = '\0';
+                char *line = qmp.buf;
+                size_t n = nl + 1 - qmp.buf;
+                if (n > 1 && line[n - 2] == '\r')
+                        line[n - 2] = '\0';
+                if (*line) {
+                        qmp_log("<-", line);
+                        char *event = json_unquote(json_top_value(line, "event"));
+                        if (event) {
+                                if (qmp.n_events == MAX_EVENTS) {
+                                        free(qmp.events[0]);
+                                        free(qmp.event_names[0]);
+                                        memmove(qmp.events, qmp.events + 1, sizeof qmp.events[0] * (MAX_EVENTS - 1));
+                                        memmove(qmp.event_names, qmp.event_names + 1,
+                                                sizeof qmp.event_names[0] * (MAX_EVENTS - 1));
+                                        qmp.n_events--;
+                                }
+                                qmp.events[qmp.n_events] = strdup(line);
+                                qmp.event_names[qmp.n_events++] = event;
+                        } else {
+                                char *r = json_top_value(line, "return"), *e = json_top_value(line, "error");
+                                if (r || e) {
+                                        free(qmp.reply);
+                                        qmp.reply = strdup(line);
+                                }
+                                free(r);
+                                free(e);
+                        }
+                }
+                memmove(qmp.buf, qmp.buf + n, qmp.len - n);
+                qmp.len -= n;
+        }
+}
+
+static void qmp_read(void) {
+        if (qmp.len + 4096 > qmp.cap) {
+                qmp.cap = (qmp.len + 4096) * 2;
+                qmp.buf = xrealloc(qmp.buf, qmp.cap);
+        }
+        ssize_t k = read(qmp.fd, qmp.buf + qmp.len, qmp.cap - qmp.len - 1);
+        if (k < 0 && (errno == EINTR || errno == EAGAIN))
+                return;
+        if (k <= 0) {
+                close(qmp.fd);
+                qmp.fd = -1;
+                qmp.closed = true;
+                return;
+        }
+        qmp.len += k;
+        qmp_process();
+}
+
+/* Read console output (and monitor messages) until the deadline; returns false on timeout or QEMU
+ * exit, true after some input. */
 static bool pump(double deadline) {
         char buf[4096];
         for (;;) {
@@ -226,21 +403,31 @@ static bool pump(double deadline) {
                         return false;
                 if (qemu_out < 0)
                         return false;
-                struct pollfd p[2] = { { .fd = qemu_out, .events = POLLIN },
-                                       { .fd = con2.out, .events = POLLIN } };
-                int r = poll(p, con2.out >= 0 ? 2 : 1, (int) (left * 1000) + 1);
+                struct pollfd p[3] = { { .fd = qemu_out, .events = POLLIN },
+                                       { .fd = con2.out, .events = POLLIN },
+                                       { .fd = qmp.fd, .events = POLLIN } };
+                int r = poll(p, 3, (int) (left * 1000) + 1);   /* fds < 0 are skipped */
                 if (r < 0 && errno == EINTR)
                         continue;
                 if (r < 0)
                         die("poll: %m");
                 if (r == 0)
                         continue;
+                bool other = false;
                 if (con2.out >= 0 && (p[1].revents & POLLIN)) {
                         ssize_t k = read(con2.out, buf, sizeof buf);
                         if (k > 0)
                                 add_output2(buf, (size_t) k);
-                        if (!(p[0].revents & (POLLIN | POLLHUP)))
+                        other = true;
+                }
+                if (qmp.fd >= 0 && (p[2].revents & (POLLIN | POLLHUP | POLLERR))) {
+                        qmp_read();
+                        other = true;
+                }
+                if (!(p[0].revents & (POLLIN | POLLHUP | POLLERR))) {
+                        if (other)
                                 return true;
+                        continue;
                 }
                 ssize_t k = read(qemu_out, buf, sizeof buf);
                 if (k < 0 && errno == EINTR)
@@ -295,6 +482,54 @@ static void check_fail_patterns(void) {
         fail_checked = end + 1 - text;
 }
 
+/* forbid steps: each pattern holds until the next expect or report step matches; only the console
+ * text in front of that match counts. forbid_checked: complete lines before it were looked at. */
+static struct {
+        regex_t re;
+        char *pattern;
+        int line;
+} forbids[MAX_FORBIDS];
+static int n_forbids;
+static size_t forbid_checked;
+
+static void add_forbid(const char *pattern, int line) {
+        if (n_forbids == 0)
+                forbid_checked = consumed;
+        if (n_forbids >= MAX_FORBIDS)
+                die("script line %d: more than %d forbid steps before an expect", line, MAX_FORBIDS);
+        compile(&forbids[n_forbids].re, pattern, line);
+        forbids[n_forbids].pattern = (char *) pattern;
+        forbids[n_forbids++].line = line;
+}
+
+/* Looks at the first port's text from forbid_checked up to limit; until_pattern (the expect that
+ * ends the forbids, if it just matched at limit) is for the message. */
+static void check_forbids(size_t limit, const char *until_pattern) {
+        if (n_forbids == 0 || limit <= forbid_checked)
+                return;
+        char saved = text[limit];
+        text[limit] = '\0';
+        for (int i = 0; i < n_forbids; i++)
+                if (regexec(&forbids[i].re, text + forbid_checked, 0, NULL, 0) == 0) {
+                        text[limit] = saved;
+                        if (until_pattern)
+                                fail("console showed /%s/ (forbid, script line %d) before /%s/",
+                                     forbids[i].pattern, forbids[i].line, until_pattern);
+                        fail("console showed /%s/ (forbid, script line %d)", forbids[i].pattern, forbids[i].line);
+                }
+        text[limit] = saved;
+        /* Complete lines need no second look. */
+        char *nl = memrchr(text + forbid_checked, '\n', limit - forbid_checked);
+        if (nl)
+                forbid_checked = nl + 1 - text;
+}
+
+static void clear_forbids(void) {
+        for (int i = 0; i < n_forbids; i++)
+                regfree(&forbids[i].re);
+        n_forbids = 0;
+}
+
 /* Wait for a regex in the unconsumed text of the first port (or of the second, with port2);
  * returns the match end offset. */
 static size_t wait_for_on(bool port2, const char *pattern, double secs, int line, size_t *match_start) {
@@ -309,15 +544,22 @@ static size_t wait_for_on(bool port2, const char *pattern, double secs, int line
                 /* (re-read each time: output may move the buffers) */
                 const char *t = port2 ? con2.text : text;
                 size_t t_len = port2 ? con2.len : text_len;
+                bool found = scan_from < t_len && regexec(&re, t + scan_from, 1, &m, 0) == 0;
+                const char *nl = t_len > scan_from ? memrchr(t + scan_from, '\n', t_len - scan_from) : NULL;
+                /* A forbidden pattern counts only in front of the match that ends it. */
+                if (!port2)
+                        check_forbids(found ? scan_from + m.rm_so : nl ? (size_t) (nl + 1 - t) : scan_from,
+                                      found ? pattern : NULL);
                 check_fail_patterns();
-                if (scan_from < t_len && regexec(&re, t + scan_from, 1, &m, 0) == 0) {
+                if (found) {
                         regfree(&re);
+                        if (!port2)
+                                clear_forbids();
                         if (match_start)
                                 *match_start = scan_from + m.rm_so;
                         return scan_from + m.rm_eo;
                 }
                 /* Next time, start at the last incomplete line. */
-                const char *nl = t_len > scan_from ? memrchr(t + scan_from, '\n', t_len - scan_from) : NULL;
                 if (nl)
                         scan_from = nl + 1 - t;
                 double d = deadline < overall ? deadline : overall;
@@ -336,6 +578,136 @@ static size_t wait_for_on(bool port2, const char *pattern, double secs, int line
 
 static size_t wait_for(const char *pattern, double secs, int line, size_t *match_start) {
         return wait_for_on(false, pattern, secs, line, match_start);
+}
+
+static void remove_qmp_dir(void) {
+        if (*qmp.path)
+                unlink(qmp.path);
+        if (*qmp.dir)
+                rmdir(qmp.dir);
+}
+
+/* Pump the console until the monitor has a reply for us; fails on an "error" reply. */
+static char *qmp_wait_reply(const char *what, int line) {
+        double deadline = now() + QMP_REPLY_SECS, overall = t_start + cfg.timeout;
+        while (!qmp.reply) {
+                check_fail_patterns();
+                if (qmp.closed)
+                        fail("QEMU's monitor closed the connection while waiting for the reply to %s (script line %d)",
+                             what, line);
+                if (!pump(deadline < overall ? deadline : overall) && !qmp.reply) {
+                        if (qemu_exited)
+                                fail("QEMU exited while waiting for the reply to %s (script line %d)", what, line);
+                        if (now() >= deadline || now() >= overall)
+                                fail("no reply to %s from QEMU's monitor within %ds (script line %d)",
+                                     what, QMP_REPLY_SECS, line);
+                }
+        }
+        char *reply = qmp.reply;
+        qmp.reply = NULL;
+        char *error = json_top_value(reply, "error");
+        if (error) {
+                char *desc = json_unquote(json_top_value(error, "desc"));
+                fail("QEMU's monitor refused %s (script line %d): %s", what, line, desc ? desc : error);
+        }
+        return reply;
+}
+
+static void qmp_send(const char *json) {
+        size_t n = strlen(json);
+        qmp_log("->", json);
+        if (write(qmp.fd, json, n) != (ssize_t) n || write(qmp.fd, "\n", 1) != 1)
+                fail("writing to QEMU's monitor: %m");
+}
+
+/* Connects to the monitor (QEMU makes the socket while it starts) and leaves the greeting's
+ * capabilities negotiation mode. */
+static void qmp_connect(int line) {
+        double deadline = now() + 20;
+        if (qmp.fd >= 0)
+                return;
+        if (qmp.closed)
+                fail("QEMU's monitor has closed the connection (script line %d)", line);
+        for (;;) {
+                int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+                struct sockaddr_un sa = { .sun_family = AF_UNIX };
+                if (fd < 0)
+                        die("socket: %m");
+                snprintf(sa.sun_path, sizeof sa.sun_path, "%s", qmp.path);
+                if (connect(fd, (struct sockaddr *) &sa, sizeof sa) == 0) {
+                        qmp.fd = fd;
+                        break;
+                }
+                int e = errno;
+                close(fd);
+                if (e != ENOENT && e != ECONNREFUSED)
+                        fail("cannot connect to QEMU's monitor %s: %s (script line %d)", qmp.path, strerror(e), line);
+                if (now() >= deadline)
+                        fail("QEMU's monitor %s did not come up within 20s (script line %d)", qmp.path, line);
+                pump(now() + 0.1);
+                check_fail_patterns();
+                if (qemu_exited)
+                        fail("QEMU exited before its monitor could be reached (script line %d)", line);
+        }
+        qmp_send("{\"execute\": \"qmp_capabilities\"}");
+        free(qmp_wait_reply("qmp_capabilities", line));
+}
+
+static void clear_events(int upto) {
+        for (int i = 0; i < upto; i++) {
+                free(qmp.events[i]);
+                free(qmp.event_names[i]);
+        }
+        memmove(qmp.events, qmp.events + upto, sizeof qmp.events[0] * (qmp.n_events - upto));
+        memmove(qmp.event_names, qmp.event_names + upto, sizeof qmp.event_names[0] * (qmp.n_events - upto));
+        qmp.n_events -= upto;
+}
+
+/* A qmp step: events from before the command no longer count. Returns the reply line. */
+static char *qmp_command(const char *json, int line) {
+        qmp_connect(line);
+        clear_events(qmp.n_events);
+        free(qmp.reply);
+        qmp.reply = NULL;
+        qmp_send(json);
+        return qmp_wait_reply(json, line);
+}
+
+/* A qmp-event step (data: a regex for the event's line, or NULL); returns the event's line. */
+static char *qmp_wait_event(const char *name, const char *data, double secs, int line) {
+        double deadline = now() + secs, overall = t_start + cfg.timeout;
+        regex_t re;
+        if (data)
+                compile(&re, data, line);
+        qmp_connect(line);
+        for (;;) {
+                for (int i = 0; i < qmp.n_events; i++)
+                        if (strcmp(qmp.event_names[i], name) == 0 &&
+                            (!data || regexec(&re, qmp.events[i], 0, NULL, 0) == 0)) {
+                                char *ev = qmp.events[i];
+                                qmp.events[i] = NULL;
+                                clear_events(i + 1);
+                                if (data)
+                                        regfree(&re);
+                                return ev;
+                        }
+                check_fail_patterns();
+                if (qmp.closed)
+                        fail("QEMU's monitor closed the connection while waiting for event %s (script line %d)",
+                             name, line);
+                if (!pump(deadline < overall ? deadline : overall)) {
+                        if (qemu_exited)
+                                fail("QEMU exited while waiting for event %s (script line %d)", name, line);
+                        if (now() >= deadline || now() >= overall) {
+                                fprintf(stderr, "vm-run: QMP events since the last qmp step:%s\n",
+                                        qmp.n_events ? "" : " none");
+                                for (int i = 0; i < qmp.n_events; i++)
+                                        fprintf(stderr, "vm-run:   %s\n", qmp.events[i]);
+                                fail("no QMP event %s%s%s%s within %.0fs (script line %d)", name,
+                                     data ? " matching /" : "", data ? data : "", data ? "/" : "", secs, line);
+                        }
+                }
+        }
 }
 
 static char *unescape(const char *s) {
@@ -473,6 +845,58 @@ static void parse_script(const char *path) {
                 } else if (strcmp(s, "serial2") == 0) {
                         cfg.serial2 = true;
                         continue;
+                } else if (strcmp(s, "qemu-args") == 0) {
+                        char *save = NULL;
+                        if (!*rest)
+                                die("%s:%d: qemu-args needs arguments", path, lineno);
+                        for (char *a = strtok_r(rest, " \t", &save); a; a = strtok_r(NULL, " \t", &save)) {
+                                if (cfg.n_extra_args >= MAX_EXTRA_ARGS)
+                                        die("%s:%d: too many qemu-args", path, lineno);
+                                cfg.extra_args[cfg.n_extra_args++] = strdup(a);
+                        }
+                        continue;
+                } else if (strcmp(s, "drive-if") == 0) {
+                        if (strcmp(rest, "none") != 0 && strcmp(rest, "virtio") != 0)
+                                die("%s:%d: drive-if is virtio or none, not '%s'", path, lineno, rest);
+                        cfg.drive_if_none = strcmp(rest, "none") == 0;
+                        continue;
+                } else if (strcmp(s, "forbid") == 0) {
+                        if (!*rest)
+                                die("%s:%d: forbid needs a regex", path, lineno);
+                        regex_t re;
+                        compile(&re, rest, lineno);
+                        regfree(&re);
+                        st.kind = STEP_FORBID;
+                        st.arg = strdup(rest);
+                } else if (strcmp(s, "qmp") == 0) {
+                        if (*rest != '{')
+                                die("%s:%d: qmp needs a JSON object, such as {\"execute\":\"query-status\"}",
+                                    path, lineno);
+                        st.kind = STEP_QMP;
+                        st.arg = strdup(rest);
+                } else if (strcmp(s, "qmp-event") == 0) {
+                        char *end;
+                        st.secs = strtod(rest, &end);
+                        if (end == rest || st.secs <= 0)
+                                die("%s:%d: 'qmp-event' needs a number of seconds first", path, lineno);
+                        st.kind = STEP_QMP_EVENT;
+                        /* (two NULs at the end: an empty regex after the name if none is given) */
+                        char *t = trim(end);
+                        st.arg = calloc(strlen(t) + 2, 1);
+                        if (!st.arg)
+                                die("out of memory");
+                        memcpy(st.arg, t, strlen(t));
+                        if (!*st.arg || st.arg[strcspn(st.arg, " \t")] == '"')
+                                die("%s:%d: qmp-event needs an event name, such as DEVICE_DELETED", path, lineno);
+                        /* NAME, then the optional regex, apart by a NUL. */
+                        char *sp = st.arg + strcspn(st.arg, " \t");
+                        if (*sp) {
+                                *sp = '\0';
+                                memmove(sp + 1, trim(sp + 1), strlen(trim(sp + 1)) + 1);
+                                regex_t re;
+                                compile(&re, sp + 1, lineno);
+                                regfree(&re);
+                        }
                 } else if (strcmp(s, "send") == 0 || strcmp(s, "send2") == 0) {
                         st.kind = s[4] ? STEP_SEND2 : STEP_SEND;
                         st.arg = strdup(rest);
@@ -488,8 +912,11 @@ static void parse_script(const char *path) {
                         st.arg = strdup(trim(end));
                         if ((st.kind == STEP_EXPECT || st.kind == STEP_EXPECT2) && !*st.arg)
                                 die("%s:%d: expect needs a regex", path, lineno);
-                } else
-                        continue;       /* a line for the shell runner (disk, needs, ...) */
+                } else if (strcmp(s, "disk") == 0 || strcmp(s, "needs") == 0 || strcmp(s, "image-args") == 0 ||
+                           strcmp(s, "uki") == 0)
+                        continue;       /* a line for the shell runner (run-scenario.sh) */
+                else
+                        die("%s:%d: unknown keyword '%s'", path, lineno, s);
                 if ((st.kind == STEP_EXPECT2 || st.kind == STEP_SEND2) && !cfg.serial2)
                         die("%s:%d: %s needs a serial2 line before it", path, lineno, s);
                 if (cfg.n_steps >= MAX_STEPS)
@@ -498,6 +925,8 @@ static void parse_script(const char *path) {
         }
         free(line);
         fclose(f);
+        if (cfg.n_steps == 0)
+                die("%s: no steps (expect, report, poweroff, ...): nothing would be checked", path);
 }
 
 /* UEFI firmware: the code is read-only and shared; the variable store is a per-run copy of the
@@ -542,7 +971,7 @@ static void prepare_firmware(void) {
         close(out);
 }
 
-static pid_t spawn_qemu(const char *accel, const char *initrd, const char *append,
+static pid_t spawn_qemu(const char *accel, bool probe, const char *initrd, const char *append,
                         const char **drives, int n_drives, int *in, int *out) {
         const char *argv[MAX_ARGS];
         char machine[64], smp[16], mem[16], full_append[4600];
@@ -593,11 +1022,25 @@ static pid_t spawn_qemu(const char *accel, const char *initrd, const char *appen
         }
         for (int i = 0; i < n_drives; i++) {
                 /* snapshot=on: the cached disk images are never written to. */
-                snprintf(drive_args[i], sizeof drive_args[i],
-                         "file=%s,format=raw,if=virtio,cache=unsafe,snapshot=on", drives[i]);
+                if (cfg.drive_if_none)
+                        snprintf(drive_args[i], sizeof drive_args[i],
+                                 "file=%s,format=raw,if=none,id=drive%d,cache=unsafe,snapshot=on", drives[i], i);
+                else
+                        snprintf(drive_args[i], sizeof drive_args[i],
+                                 "file=%s,format=raw,if=virtio,cache=unsafe,snapshot=on", drives[i]);
                 argv[n++] = "-drive";
                 argv[n++] = drive_args[i];
         }
+        /* Only the scenario's own VM (not the KVM probe) gets the monitor and the extra arguments. */
+        static char qmp_arg[200];
+        if (!probe && *qmp.path) {
+                snprintf(qmp_arg, sizeof qmp_arg, "unix:%s,server=on,wait=off", qmp.path);
+                argv[n++] = "-qmp";
+                argv[n++] = qmp_arg;
+        }
+        if (!probe)
+                for (int i = 0; i < cfg.n_extra_args && n < MAX_ARGS - 1; i++)
+                        argv[n++] = cfg.extra_args[i];
         argv[n] = NULL;
 
         if (log_file) {
@@ -657,7 +1100,7 @@ static const char *probe_accel(void) {
         }
 
         int in, out;
-        pid_t pid = spawn_qemu("kvm", NULL, "", NULL, 0, &in, &out);
+        pid_t pid = spawn_qemu("kvm", true, NULL, "", NULL, 0, &in, &out);
         const char *result = "tcg";
         char buf[65536];
         size_t len = 0;
@@ -696,6 +1139,7 @@ static const char *probe_accel(void) {
 
 static void on_signal(int sig) {
         remove_firmware_vars();
+        remove_qmp_dir();
         if (qemu_pid > 0) {
                 kill(-qemu_pid, SIGKILL);
                 kill(qemu_pid, SIGKILL);
@@ -811,10 +1255,16 @@ int main(int argc, char **argv) {
                 con2.text = xrealloc(NULL, con2.cap = 1 << 12);
                 con2.text[0] = '\0';
         }
+        /* The monitor's socket, in a directory of its own. */
+        snprintf(qmp.dir, sizeof qmp.dir, "/tmp/vm-run-qmp-XXXXXX");
+        if (!mkdtemp(qmp.dir))
+                die("mkdtemp: %m");
+        snprintf(qmp.path, sizeof qmp.path, "%s/qmp.sock", qmp.dir);
+        atexit(remove_qmp_dir);
         t_start = now();
         if (cfg.firmware)
                 prepare_firmware();     /* after the KVM probe, which boots the kernel directly */
-        qemu_pid = spawn_qemu(accel, cfg.initrd, cfg.append, cfg.drives, cfg.n_drives, &qemu_in, &qemu_out);
+        qemu_pid = spawn_qemu(accel, false, cfg.initrd, cfg.append, cfg.drives, cfg.n_drives, &qemu_in, &qemu_out);
 
         for (int i = 0; i < cfg.n_steps; i++) {
                 struct step *st = &cfg.steps[i];
@@ -850,6 +1300,23 @@ int main(int argc, char **argv) {
                                 fail("QEMU exited during sleep (script line %d)", st->line);
                         break;
                 }
+                case STEP_FORBID:
+                        add_forbid(st->arg, st->line);
+                        break;
+                case STEP_QMP: {
+                        char *reply = qmp_command(st->arg, st->line);
+                        fprintf(stderr, "vm-run: %6.1fs qmp %s -> %s\n", now() - t_start, st->arg, reply);
+                        free(reply);
+                        break;
+                }
+                case STEP_QMP_EVENT: {
+                        const char *data = st->arg + strlen(st->arg) + 1;
+                        char *ev = qmp_wait_event(st->arg, *data ? data : NULL, st->secs, st->line);
+                        fprintf(stderr, "vm-run: %6.1fs qmp event %s (%.1fs): %s\n", now() - t_start, st->arg,
+                                now() - t0, ev);
+                        free(ev);
+                        break;
+                }
                 case STEP_POWEROFF: {
                         double deadline = now() + st->secs;
                         while (pump(deadline))
@@ -863,7 +1330,9 @@ int main(int argc, char **argv) {
                 }
         }
         kill_qemu();
-        /* Also what came after the last step, and anything sent mid-line. */
+        /* Also what came after the last step, and anything sent mid-line; forbids that no expect
+         * ended hold to the end. */
+        check_forbids(text_len, NULL);
         check_secrets(0, text_len);
         fprintf(stderr, "vm-run: ok after %.1fs%s%s\n", now() - t_start,
                 cfg.log_path ? ", console log: " : "", cfg.log_path ? cfg.log_path : "");

@@ -2,9 +2,19 @@
 # A stand-in for qemu-system-x86_64 that plays a scripted console, for vm-run's self-test.
 # FAKE_MODE: pass (boot, prompt, echo a command, report), panic, hang, exit.
 # A second serial port (-serial pipe:PATH, vm-run's serial2) gets a shell prompt that runs one command.
+# The monitor (-qmp unix:PATH,server=on,wait=off) is fake-qmp.py, which may write to the console.
 for a in "$@"; do
-        case $a in pipe:*) port2=${a#pipe:} ;; esac
+        case $a in
+        pipe:*) port2=${a#pipe:} ;;
+        unix:*,server=on,wait=off) qmp=${a#unix:}; qmp=${qmp%%,*} ;;
+        esac
 done
+if [[ -n ${qmp:-} ]]; then
+        python3 "$(dirname "$0")/fake-qmp.py" "$qmp" &
+        qmp_pid=$!
+        # It shares the console: when "QEMU" exits, so must the monitor.
+        trap 'kill $qmp_pid 2>/dev/null' EXIT
+fi
 if [[ -n ${port2:-} ]]; then
         {
                 printf 'debug-sh# ' >"$port2.out"
