@@ -298,6 +298,9 @@ int crypt_write_volume(const char *dest, const char *runtime_dir, const CryptVol
                 log_warning_errno(r, "Failed to write device timeout drop-in: %m");
 
         r = cryptsetup_write_service_section(f, v->name, node, key_file, filtered);
+        if (r == -EBADMSG)
+                return log_error_errno(r, "Refusing to write the unit of '%s' from '%s': an ExecStart= argument contains a control character or ends in a backslash.",
+                                       v->name, strna(v->source));
         if (r < 0)
                 return log_oom();
 

@@ -27,7 +27,8 @@ static char *arg_default_options, *arg_default_keyfile;
 static CryptDevice **arg_devices;
 static size_t arg_n_devices;
 
-static void free_args(void) {
+/* The one place that frees the arg_* state and sets it back to its defaults (run by generator_main()). */
+static void reset_args(void) {
         for (size_t i = 0; i < arg_n_devices; i++) {
                 CryptDevice *d = arg_devices[i];
 
@@ -46,6 +47,9 @@ static void free_args(void) {
         free(arg_default_options);
         free(arg_default_keyfile);
         arg_default_options = arg_default_keyfile = NULL;
+        arg_enabled = arg_read_crypttab = true;
+        arg_allow_list = false;
+        arg_crypttab = arg_runtime_dir = NULL;
 }
 
 static CryptDevice *find_device(const char *uuid) {
@@ -131,7 +135,7 @@ static int split_uuid_prefix(const char *key, const char *value, CryptDevice **r
 /* A mapping name dm-crypt and the single-quoted ExecStart= can carry. */
 static bool name_is_valid(const char *name) {
         return !isempty(name) && strlen(name) < 128 && !streq(name, ".") && !streq(name, "..") &&
-               !strpbrk(name, "/'") && !string_has_cc(name);
+               !strpbrk(name, "/'") && unit_value_is_safe(name);
 }
 
 /* Splits "UUID=REST" where UUID is a run of hex digits and dashes and REST a non-empty word (systemd's
@@ -198,8 +202,8 @@ static int parse_cmdline_item(const char *key, const char *value, void *data) {
 
         if (!startswith(key, "luks"))
                 return 0;
-        if (value && string_has_cc(value)) {
-                log_warning("Ignoring %s=, its value contains control characters.", key);
+        if (value && !unit_value_is_safe(value)) {
+                log_warning("Ignoring %s=, its value contains control characters or ends in a backslash.", key);
                 return 0;
         }
 
@@ -327,6 +331,17 @@ static int add_crypttab_device(const CrypttabEntry *e, void *data) {
                 log_error("Failed to parse %s:%u, ignoring.", arg_crypttab, e->line);
                 return 0;
         }
+        /* Every field ends up in the unit (ExecStart=, What=, RequiresMountsFor=, ...). */
+        for (size_t i = 0; i < 4; i++) {
+                static const char *const field[] = { "NAME", "DEVICE", "KEYFILE", "OPTIONS" };
+                const char *v = i == 0 ? e->name : i == 1 ? e->device : i == 2 ? e->keyspec : e->options;
+
+                if (v && !unit_value_is_safe(v)) {
+                        log_error("%s:%u: the %s field contains a control character or ends in a backslash, ignoring the line.",
+                                  arg_crypttab, e->line, field[i]);
+                        return 0;
+                }
+        }
         if (e->extra_fields)
                 log_warning("%s:%u has more than four fields, ignoring the rest of the line.", arg_crypttab, e->line);
 
@@ -443,8 +458,7 @@ static int run(const char *dest, const char *dest_early, const char *dest_late) 
         if (r >= 0)
                 r = acc;
 finish:
-        free_args();
         return r < 0 ? r : 0;
 }
 
-FOYER_DEFINE_MAIN_GENERATOR(run);
+FOYER_DEFINE_MAIN_GENERATOR(run, reset_args);

@@ -103,13 +103,16 @@ static int arg_shell = -1;              /* rd.shell=: -1 unset, 0 no shells, 1 s
 static int arg_emergency = -1;          /* rd.emergency=, an EmergencyAction */
 static bool arg_no_shell_image;         /* the image was built with --no-shell */
 
-static void free_args(void) {
+/* The one place that frees the arg_* state and sets it back to its defaults (run by generator_main()). */
+static void reset_args(void) {
         arg_mask = strv_free(arg_mask);
         arg_wants = strv_free(arg_wants);
         arg_breaks = strv_free(arg_breaks);
         free(arg_default_unit);
         free(arg_debug_shell);
         arg_default_unit = arg_debug_shell = NULL;
+        arg_systemd_stopped = arg_duplicate_mask = arg_no_shell_image = false;
+        arg_shell = arg_emergency = -1;
 }
 
 static const Breakpoint *breakpoint_find(const char *name) {
@@ -196,6 +199,11 @@ static int parse_cmdline_item(const char *key, const char *value, void *data) {
                         log_warning("Ignoring rd.%s: an invalid unit name before it ended the rd.systemd.* parameters.", key);
                         return 0;
                 }
+                /* The TTY goes into the drop-in's Description= and TTYPath= lines. */
+                if (value && !unit_value_is_safe(value)) {
+                        log_warning("Ignoring rd.%s=: its value contains a control character or ends in a backslash.", key);
+                        return 0;
+                }
                 r = value ? parse_boolean(value) : 1;
                 if (r < 0)
                         tty = skip_dev_prefix(value);
@@ -208,6 +216,11 @@ static int parse_cmdline_item(const char *key, const char *value, void *data) {
                         return 0;
                 if (!value) {
                         log_warning("Missing argument for rd.systemd.unit= kernel command line switch, ignoring.");
+                        return 0;
+                }
+                /* It names the .wants/ directory: a path component. PID 1 ignores an invalid name too. */
+                if (!unit_name_is_valid(value)) {
+                        log_warning("Ignoring rd.systemd.unit=%s: not a valid unit name.", value);
                         return 0;
                 }
                 return free_and_strdup(&arg_default_unit, value) < 0 ? log_oom() : 0;
@@ -427,8 +440,7 @@ static int run(const char *dest, const char *dest_early, const char *dest_late) 
         if (r >= 0)
                 r = q;
 finish:
-        free_args();
         return r < 0 ? r : 0;
 }
 
-FOYER_DEFINE_MAIN_GENERATOR(run);
+FOYER_DEFINE_MAIN_GENERATOR(run, reset_args);

@@ -22,6 +22,12 @@ static bool arg_enabled = true;
 static bool arg_root_enabled = true;
 static int arg_root_rw = -1;
 
+/* Sets the arg_* state back to its defaults (run by generator_main()). */
+static void reset_args(void) {
+        arg_enabled = arg_root_enabled = true;
+        arg_root_rw = -1;
+}
+
 static int parse_cmdline_item(const char *key, const char *value, void *data) {
         int r;
 
@@ -228,8 +234,10 @@ static int run(const char *dest, const char *dest_early, const char *dest_late) 
         return add_root_mount(dest_late);
 }
 
-int main(int argc, char *argv[]) {
+static int gpt_auto_main(int argc, char *argv[]) {
         if (argc >= 2 && streq(argv[1], GPT_AUTO_ROOT_SETUP_ARG))
                 return gpt_auto_root_setup(argc, argv);
-        return generator_main(argc, argv, run);
+        return generator_main(argc, argv, run, reset_args);
 }
+
+FOYER_DEFINE_MAIN(gpt_auto_main);

@@ -27,10 +27,12 @@
 static bool arg_enabled = true;
 static char **arg_vgs = NULL, **arg_lvs = NULL;
 
-static void free_args(void) {
+/* The one place that frees the arg_* state and sets it back to its defaults (run by generator_main()). */
+static void reset_args(void) {
         strv_free(arg_vgs);
         strv_free(arg_lvs);
         arg_vgs = arg_lvs = NULL;
+        arg_enabled = true;
 }
 
 /* lvm(8) "VALID NAMES": [A-Za-z0-9+_.-], not starting with '-', not "." or "..". Checking this
@@ -177,8 +179,7 @@ static int run(const char *dest, const char *dest_early, const char *dest_late) 
         if (r >= 0 && arg_enabled && !strv_isempty(arg_lvs))
                 r = write_lv_waits(dest);
 finish:
-        free_args();
         return r < 0 ? r : 0;
 }
 
-FOYER_DEFINE_MAIN_GENERATOR(run);
+FOYER_DEFINE_MAIN_GENERATOR(run, reset_args);

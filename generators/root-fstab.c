@@ -85,19 +85,20 @@ static int write_dependency(FILE *f, const char *opts, const char *filter, const
         return 0;
 }
 
+static int write_escaped(FILE *f, const char *key, const char *value);
+
 static int write_requires_mounts_for(FILE *f, const char *opts) {
         _cleanup_strv_free_ char **paths = NULL;
-        _cleanup_free_ char *res = NULL, *esc = NULL;
+        _cleanup_free_ char *res = NULL;
 
         if (mount_options_filter(opts, "x-systemd.requires-mounts-for\0", NULL, &paths, NULL) < 0)
                 return log_oom();
         if (!paths)
                 return 0;
         res = strv_join(paths, " ");
-        if (!res || !(esc = specifier_escape(res)))
+        if (!res)
                 return log_oom();
-        fprintf(f, "RequiresMountsFor=%s\n", esc);
-        return 0;
+        return write_escaped(f, "RequiresMountsFor", res);
 }
 
 static int write_mount_timeout(FILE *f, const char *where, const char *opts) {
@@ -120,11 +121,14 @@ static int write_mount_timeout(FILE *f, const char *where, const char *opts) {
 }
 
 static int write_escaped(FILE *f, const char *key, const char *value) {
-        _cleanup_free_ char *e = specifier_escape(value);
+        int r;
 
-        if (!e)
+        r = unit_file_write_value(f, key, value);
+        if (r == -ENOMEM)
                 return log_oom();
-        fprintf(f, "%s=%s\n", key, e);
+        if (r < 0)
+                return log_warning_errno(r, "Refusing to write %s=%s: it contains a control character or ends in a backslash.",
+                                         key, value);
         return 0;
 }
 
@@ -132,6 +136,24 @@ static int write_options(FILE *f, const char *opts) {
         if (isempty(opts) || streq(opts, "defaults"))
                 return 0;
         return write_escaped(f, "Options", opts);
+}
+
+/* x-systemd.wanted-by=/required-by= name .wants/ and .requires/ directories: path components. A value
+ * that is not a unit name (systemd 252 would use "../x" as it is) is logged and dropped in place. */
+static void drop_invalid_unit_names(const char *source, const char *where, const char *option, char **names) {
+        char **w = names;
+
+        for (char **s = names; s && *s; s++) {
+                if (unit_name_is_valid(*s)) {
+                        *(w++) = *s;
+                        continue;
+                }
+                log_warning("%s: ignoring %s=%s of the mount point %s: not a valid unit name.", source, option, *s,
+                            where);
+                free(*s);
+        }
+        if (w)
+                *w = NULL;
 }
 
 /* The .automount for where; the target pulls in the automount instead of the mount. */
@@ -190,6 +212,8 @@ int add_mount(const char *source, const char *dest, const char *what, const char
         if (mount_options_filter(opts, "x-systemd.wanted-by\0", NULL, &wanted_by, NULL) < 0 ||
             mount_options_filter(opts, "x-systemd.required-by\0", NULL, &required_by, NULL) < 0)
                 return log_oom();
+        drop_invalid_unit_names(source, where, "x-systemd.wanted-by", wanted_by);
+        drop_invalid_unit_names(source, where, "x-systemd.required-by", required_by);
 
         if (path_equal(where, "/")) {
                 if (flags & MOUNT_NOAUTO)
@@ -338,6 +362,22 @@ static int fstab_parser_error(struct libmnt_table *tb, const char *filename, int
         return 1; /* recoverable: skip the line */
 }
 
+static bool entry_fields_are_safe(const char *fstab, struct libmnt_fs *fs) {
+        const char *fields[] = { mnt_fs_get_source(fs), mnt_fs_get_target(fs), mnt_fs_get_fstype(fs),
+                                 mnt_fs_get_options(fs) };
+        static const char *const names[] = { "device", "mount point", "type", "options" };
+
+        for (size_t i = 0; i < ELEMENTSOF(fields); i++)
+                if (fields[i] && !unit_value_is_safe(fields[i])) {
+                        _cleanup_free_ char *e = cescape(fields[i]);
+
+                        log_warning("%s: the %s field \"%s\" contains a control character or ends in a backslash, ignoring the entry.",
+                                    fstab, names[i], strna(e));
+                        return false;
+                }
+        return true;
+}
+
 static int handle_entry(const char *fstab, const char *dest, struct libmnt_fs *fs, bool sysroot,
                         bool swap_enabled, bool sysroot_check) {
         _cleanup_free_ char *what = NULL, *where = NULL, *canonical = NULL;
@@ -349,6 +389,9 @@ static int handle_entry(const char *fstab, const char *dest, struct libmnt_fs *f
         if (!source || !target)
                 return 0;
         if (sysroot && !mount_options_test(opts, "x-initrd.mount\0") && !streq(target, "/usr"))
+                return 0;
+        /* libmount has unescaped \012 and friends: no field may add lines to the unit. */
+        if (!entry_fields_are_safe(fstab, fs))
                 return 0;
 
         if (devspec_to_node(source, DEVSPEC_NO_ID, &what) < 0)
@@ -404,8 +447,10 @@ static int handle_entry(const char *fstab, const char *dest, struct libmnt_fs *f
                                   (mount_options_test(opts, "_netdev\0") || (fstype && fstype_is_network(fstype))) ?
                                   "remote-fs.target" : "local-fs.target";
 
-        return add_mount(fstab, dest, what, canonical ?: where, canonical ? where : NULL, fstype, opts,
-                         mnt_fs_get_passno(fs), flags, target_unit, sysroot_check);
+        r = add_mount(fstab, dest, what, canonical ?: where, canonical ? where : NULL, fstype, opts,
+                      mnt_fs_get_passno(fs), flags, target_unit, sysroot_check);
+        /* A value refused by write_escaped() (logged): the entry is skipped like a malformed one. */
+        return r == -EBADMSG ? 0 : r;
 }
 
 int parse_fstab(const char *dest, bool sysroot, bool swap_enabled, bool sysroot_check) {

@@ -32,7 +32,9 @@ static int arg_root_rw = -1;
 static bool arg_fstab_enabled = true, arg_swap_enabled = true;
 static VolatileMode arg_volatile_mode = VOLATILE_NO;
 
-static void free_args(void) {
+/* The one place that frees the arg_* state and sets it back to its defaults (run by generator_main()
+ * and by the sysroot check). */
+static void reset_args(void) {
         char **all[] = { &arg_root_what, &arg_root_fstype, &arg_root_options, &arg_root_hash,
                          &arg_usr_what, &arg_usr_fstype, &arg_usr_options, &arg_usr_hash, &arg_timeout };
 
@@ -40,13 +42,16 @@ static void free_args(void) {
                 free(*all[i]);
                 *all[i] = NULL;
         }
+        arg_root_rw = -1;
+        arg_fstab_enabled = arg_swap_enabled = true;
+        arg_volatile_mode = VOLATILE_NO;
 }
 
 /* One warning for values that would be unsafe to copy into a unit file, or that look mistyped.
  * Returns false if the value must be ignored. */
 static bool check_value(const char *key, const char *value) {
-        if (string_has_cc(value)) {
-                log_warning("Ignoring %s=, its value contains control characters.", key);
+        if (!unit_value_is_safe(value)) {
+                log_warning("Ignoring %s=, its value contains control characters or ends in a backslash.", key);
                 return false;
         }
         for (const char *p = strchr(value, '\\'); p; p = strchr(p + 1, '\\'))
@@ -371,7 +376,6 @@ static int run(const char *dest, const char *dest_early, const char *dest_late) 
                         r = r2 < 0 ? r2 : r3;
         }
 finish:
-        free_args();
         return r < 0 ? r : 0;
 }
 
@@ -413,7 +417,7 @@ static int run_sysroot_check(int argc) {
         if (r < 0)
                 return r;
         r = parse_fstab("/run/systemd/generator", true, arg_swap_enabled, true);
-        free_args();
+        reset_args();
         if (r < 0)
                 return r;
         if (r == 0) {
@@ -427,11 +431,11 @@ static int run_sysroot_check(int argc) {
         return systemctl((const char *[]) { "--no-block", "start", "initrd-fs.target", "swap.target", NULL });
 }
 
-int main(int argc, char *argv[]) {
+static int root_main(int argc, char *argv[]) {
         int r;
 
         if (!streq(program_invocation_short_name, "systemd-sysroot-fstab-check"))
-                return generator_main(argc, argv, run);
+                return generator_main(argc, argv, run, reset_args);
 
         log_set_target(LOG_TARGET_AUTO);
         log_parse_environment();
@@ -440,3 +444,5 @@ int main(int argc, char *argv[]) {
         log_close();
         return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }
+
+FOYER_DEFINE_MAIN(root_main);

@@ -3,6 +3,7 @@
 #include "cryptsetup-unit.h"
 #include "macro.h"
 #include "strv.h"
+#include "unit-file.h"
 #include "unit-name.h"
 
 void cryptsetup_write_unit_section(FILE *f, const char *source) {
@@ -28,6 +29,10 @@ int cryptsetup_write_service_section(FILE *f, const char *name, const char *what
 
         if (!n || !w || (key_file && !k) || (options && !o))
                 return -ENOMEM;
+        /* Outside values: none may end its quoted argument with a backslash or add a line. */
+        if (!unit_value_is_safe(name) || !unit_value_is_safe(what) || (key_file && !unit_value_is_safe(key_file)) ||
+            (options && !unit_value_is_safe(options)))
+                return -EBADMSG;
         /* The arguments are quoted, not escaped further: systemd 252 relies on names and paths without
          * single quotes, and so does systemd-cryptsetup's own parser. */
         fprintf(f,

@@ -14,7 +14,8 @@
 void cryptsetup_write_unit_section(FILE *f, const char *source);
 /* Writes an empty line and "[Service]" with ExecStart=ROOTLIBEXECDIR/systemd-cryptsetup attach 'NAME'
  * 'WHAT' 'KEY' 'OPTIONS' and the matching ExecStop=; each argument is specifier-escaped and
- * single-quoted, NULL key_file/options become ''. Returns 0 or -ENOMEM. */
+ * single-quoted, NULL key_file/options become ''. Returns 0, -EBADMSG (nothing written) if an
+ * argument fails unit_value_is_safe(), or -ENOMEM. */
 int cryptsetup_write_service_section(FILE *f, const char *name, const char *what, const char *key_file,
                                      const char *options);
 /* "systemd-cryptsetup@<escaped name>.service" as a new string in *ret; returns 0 or a negative errno. */

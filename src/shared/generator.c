@@ -14,7 +14,8 @@
 const char *generator_dest, *generator_dest_early, *generator_dest_late;
 
 int generator_main(int argc, char *argv[],
-                   int (*run)(const char *dest, const char *dest_early, const char *dest_late)) {
+                   int (*run)(const char *dest, const char *dest_early, const char *dest_late),
+                   void (*reset)(void)) {
         int r;
 
         log_set_target(LOG_TARGET_AUTO);
@@ -32,11 +33,16 @@ int generator_main(int argc, char *argv[],
         generator_dest_late = argv[argc > 3 ? 3 : 1];
 
         r = run(generator_dest, generator_dest_early, generator_dest_late);
+        if (reset)
+                reset();
         log_close();
         return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
 static int log_unit_error(int r, const char *path, const char *source) {
+        if (r == -EINVAL)
+                return log_error_errno(r, "Refusing to create unit file '%s': the name is not a path inside the output directory.",
+                                       path);
         if (r == -EEXIST)
                 return log_error_errno(r, "Failed to create unit file '%s', as it already exists. Duplicate entry in '%s'?",
                                        path, strna(source));
@@ -73,6 +79,9 @@ int generator_commit_unit_file(UnitFile *u, const char *source) {
         int r;
 
         r = unit_file_commit(u);
+        if (r == -EBADMSG)
+                return log_error_errno(r, "Refusing to write unit file '%s' from '%s': line %zu contains a control character or ends in a backslash.",
+                                       unit_file_path(u), strna(source), unit_file_bad_line(u));
         if (r < 0)
                 return log_unit_error(r, unit_file_path(u), source);
         return 0;
@@ -82,6 +91,9 @@ int generator_add_symlink(const char *dir, const char *target, const char *dep_t
         int r;
 
         r = unit_file_add_symlink(dir, target, dep_type, src);
+        if (r == -EINVAL)
+                return log_error_errno(r, "Refusing to create symlink %s.%s/%s in %s: not a valid unit name.",
+                                       target, dep_type, src, dir);
         if (r < 0)
                 return log_error_errno(r, "Failed to create symlink %s.%s/%s in %s: %m", target, dep_type, src, dir);
         return 0;

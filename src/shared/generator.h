@@ -17,13 +17,32 @@ extern const char *generator_dest, *generator_dest_early, *generator_dest_late;
 
 /* Runs main() for a generator: accepts one or three directory arguments (else logs "This program takes
  * one or three arguments." and exits 1), sets umask 022, logs to /dev/kmsg at boot and stderr otherwise,
- * honours $SYSTEMD_LOG_LEVEL/$SYSTEMD_LOG_TARGET, and exits 0 iff run() returned >= 0. */
-int generator_main(int argc, char *argv[], int (*run)(const char *dest, const char *dest_early,
-                                                      const char *dest_late));
-#define FOYER_DEFINE_MAIN_GENERATOR(run)                   \
-        int main(int argc, char *argv[]) {                 \
-                return generator_main(argc, argv, (run)); \
+ * honours $SYSTEMD_LOG_LEVEL/$SYSTEMD_LOG_TARGET, and exits 0 iff run() returned >= 0. Then reset()
+ * frees the generator's arg_* state and sets it back to its defaults, so that the generator can run
+ * again in the same process (the fuzz harness does that). */
+int generator_main(int argc, char *argv[],
+                   int (*run)(const char *dest, const char *dest_early, const char *dest_late),
+                   void (*reset)(void));
+
+/* The program's entry point f(argc, argv): main(), or, when the file is compiled into a fuzz harness
+ * with -DFOYER_FUZZ_GENERATOR=NAME, a function NAME so that several generators fit in one program. */
+#ifdef FOYER_FUZZ_GENERATOR
+int FOYER_FUZZ_GENERATOR(int argc, char *argv[]);
+#  define FOYER_DEFINE_MAIN(f)                              \
+        int FOYER_FUZZ_GENERATOR(int argc, char *argv[]) { \
+                return f(argc, argv);                      \
         }
+#else
+#  define FOYER_DEFINE_MAIN(f)                 \
+        int main(int argc, char *argv[]) {     \
+                return f(argc, argv);          \
+        }
+#endif
+#define FOYER_DEFINE_MAIN_GENERATOR(run, reset)                            \
+        static int generator_main_wrapper(int argc, char *argv[]) {        \
+                return generator_main(argc, argv, (run), (reset));         \
+        }                                                                  \
+        FOYER_DEFINE_MAIN(generator_main_wrapper)
 
 /* Opens unit name in dir (see unit_file_open()); source (may be NULL) names the input in messages; a duplicate logs "Failed to create unit file ..., as
  * it already exists. Duplicate entry in '<source>'?". */

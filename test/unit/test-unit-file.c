@@ -177,6 +177,69 @@ static void do_unit_file_write_dropin(void) {
         ASSERT_EQ(count_entries(d), 1);
 }
 
+/* Names from the input never make a path outside dir: nothing is created for them. */
+static void do_unit_file_refuses_bad_names(void);
+TEST(unit_file_refuses_bad_names) {
+        new_dir();
+        do_unit_file_refuses_bad_names();
+}
+
+static void do_unit_file_refuses_bad_names(void) {
+        UnitFile *u = NULL;
+
+        ASSERT_EQ(unit_file_add_symlink(dir, "../../evil.target", "wants", "a.mount"), -EINVAL);
+        ASSERT_EQ(unit_file_add_symlink(dir, "a/b.target", "requires", "a.mount"), -EINVAL);
+        ASSERT_EQ(unit_file_add_symlink(dir, "x.target", "wants/..", "a.mount"), -EINVAL);
+        ASSERT_EQ(unit_file_add_symlink(dir, "x.target", "wants", "../a.mount"), -EINVAL);
+        ASSERT_EQ(unit_file_add_symlink(dir, "x.target", "wants", "/lib/../../a.mount"), -EINVAL);
+        ASSERT_EQ(unit_file_add_mask(dir, "../x.service"), -EINVAL);
+        ASSERT_EQ(unit_file_write_dropin(dir, "../x.service", 50, "a", "[Unit]\n"), -EINVAL);
+        ASSERT_EQ(unit_file_write_dropin(dir, "x.service", 50, "../../a", "[Unit]\n"), -EINVAL);
+        ASSERT_EQ(unit_file_open(dir, "../x.service", &u), -EINVAL);
+        ASSERT_EQ(unit_file_open(dir, "a/../../x.service", &u), -EINVAL);
+        ASSERT_EQ(unit_file_open(dir, "/x.service", &u), -EINVAL);
+        ASSERT_EQ(count_entries(dir), 0);
+}
+
+/* No value adds a line: control characters and a trailing backslash are refused at every writer. */
+static void do_unit_file_refuses_line_injection(void);
+TEST(unit_file_refuses_line_injection) {
+        new_dir();
+        do_unit_file_refuses_line_injection();
+}
+
+static void do_unit_file_refuses_line_injection(void) {
+        _cleanup_unit_file_ UnitFile *u = NULL;
+        size_t line = 0;
+
+        ASSERT_TRUE(unit_value_is_safe("/dev/disk/by-label/a\\x20b"));
+        ASSERT_TRUE(!unit_value_is_safe("a\nb"));
+        ASSERT_TRUE(!unit_value_is_safe("a\tb"));
+        ASSERT_TRUE(!unit_value_is_safe("a\x7f"));
+        ASSERT_TRUE(!unit_value_is_safe("a\\"));
+
+        ASSERT_EQ(unit_file_check_text("[Unit]\n\tX=1\n", 12, &line), 0);
+        ASSERT_EQ(unit_file_check_text("[Unit]\nX=1\\\nY=2\n", 16, &line), -EBADMSG);
+        ASSERT_EQ(line, 2u);
+        ASSERT_EQ(unit_file_check_text("[Unit]\nX=\r\n", 11, &line), -EBADMSG);
+        ASSERT_EQ(line, 2u);
+        ASSERT_EQ(unit_file_check_text("X=1\\", 4, &line), -EBADMSG);
+
+        ASSERT_EQ(unit_file_write_dropin(dir, "x.service", 50, "a", "[Unit]\nX=1\\\n"), -EBADMSG);
+        ASSERT_EQ(count_entries(dir), 0);
+
+        ASSERT_EQ(unit_file_open(dir, "a.mount", &u), 0);
+        ASSERT_EQ(unit_file_write_value(unit_file_stream(u), "What", "/dev/sda\nEvil=1"), -EBADMSG);
+        ASSERT_EQ(unit_file_write_value(unit_file_stream(u), "Options", "ro,x\\"), -EBADMSG);
+        ASSERT_EQ(unit_file_write_value(unit_file_stream(u), "What", "/dev/%a"), 0);
+        /* A value written around the checks is still caught when the file is published. */
+        fputs("Options=ro,x\\\n", unit_file_stream(u));
+        ASSERT_EQ(unit_file_commit(u), -EBADMSG);
+        ASSERT_EQ(unit_file_bad_line(u), 4u);
+        u = unit_file_free(u);
+        ASSERT_EQ(count_entries(dir), 0);
+}
+
 static void do_chase_below_root(void);
 TEST(chase_below_root) {
         new_dir();

@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Every foyer generator, in-process, on one fuzzed input, and then what they wrote is checked.
+ *
+ * The input is split at NUL bytes into the kernel command line ($SYSTEMD_PROC_CMDLINE), the initrd's
+ * crypttab ($SYSTEMD_CRYPTTAB), the initrd's fstab ($SYSTEMD_FSTAB), the host's fstab
+ * ($SYSTEMD_SYSROOT_FSTAB) and the EFI options ($SYSTEMD_EFI_OPTIONS); missing parts are empty. Each
+ * generator runs with SYSTEMD_IN_INITRD=1 into PARENT/a/b/{normal,early,late} of a fresh temporary
+ * directory PARENT (deep, so that a "../.." escape still lands in PARENT and is seen). Then:
+ *   - PARENT holds nothing but a, a/b and the three output directories with what is below them;
+ *   - there are only directories, regular files and symlinks, and every symlink points to a unit of
+ *     /usr/lib/systemd/ or /lib/systemd/, to /dev/null, or (relative) into the output directories;
+ *   - every line of every file is blank, a comment, "[Section]" or "key=value" (lvm's lvmlocal.conf:
+ *     any line), and no line has a control character but tab or ends in a backslash.
+ * A violation abort()s with the file named. The generators are linked in, compiled with
+ * -DFOYER_FUZZ_GENERATOR=fuzz_generator_main_NAME (see FOYER_DEFINE_MAIN() in generator.h); each one
+ * frees and resets its arg_* state itself when it returns, so leaks and stale state show up too.
+ * $FUZZ_VERBOSE=1 shows the generators' logs.
+ */
+#include <dirent.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <sys/stat.h>
+
+#include "fileio.h"
+#include "fuzz.h"
+#include "macro.h"
+#include "strv.h"
+
+int fuzz_generator_main_root(int argc, char *argv[]);
+int fuzz_generator_main_crypt(int argc, char *argv[]);
+int fuzz_generator_main_lvm(int argc, char *argv[]);
+int fuzz_generator_main_debug(int argc, char *argv[]);
+int fuzz_generator_main_gpt_auto(int argc, char *argv[]);
+
+static const struct {
+        const char *name;
+        int (*main)(int argc, char *argv[]);
+} generators[] = {
+        { "foyer-root-generator", fuzz_generator_main_root },
+        { "foyer-crypt-generator", fuzz_generator_main_crypt },
+        { "foyer-lvm-generator", fuzz_generator_main_lvm },
+        { "foyer-debug-generator", fuzz_generator_main_debug },
+        { "foyer-gpt-auto-generator", fuzz_generator_main_gpt_auto },
+};
+
+#define OUT "a/b"
+
+_noreturn_ static void violation(const char *path, const char *what) {
+        fprintf(stderr, "fuzz-generators: %s: %s\n", path, what);
+        abort();
+}
+
+static int write_part(const char *dir, const char *name, const char *text, char **ret) {
+        _cleanup_free_ char *p = strjoin(dir, "/", name);
+
+        if (!p || write_string_file_atomic(p, text) < 0)
+                return -ENOMEM;
+        *ret = TAKE_PTR(p);
+        return 0;
+}
+
+static void check_line(const char *path, const char *line, size_t n, bool free_form) {
+        const char *eq;
+
+        for (size_t i = 0; i < n; i++)
+                if (((unsigned char) line[i] < 0x20 && line[i] != '\t') || line[i] == 0x7f)
+                        violation(path, "control character in a line");
+        if (n > 0 && line[n - 1] == '\\')
+                violation(path, "line ends in a backslash");
+        if (free_form || n == 0 || line[0] == '#' || line[0] == ';')
+                return;
+        if (line[0] == '[') {
+                if (line[n - 1] != ']' || n < 3)
+                        violation(path, "bad section header");
+                return;
+        }
+        eq = memchr(line, '=', n);
+        if (!eq || eq == line)
+                violation(path, "line is not key=value");
+}
+
+static void check_file(const char *path, bool free_form) {
+        _cleanup_free_ char *text = NULL;
+        size_t size = 0;
+
+        if (read_full_file(path, &text, &size) < 0)
+                violation(path, "cannot read");
+        for (size_t i = 0; i < size;) {
+                const char *nl = memchr(text + i, '\n', size - i);
+                size_t n = nl ? (size_t) (nl - (text + i)) : size - i;
+
+                check_line(path, text + i, n, free_form);
+                i += n + 1;
+        }
+}
+
+static void check_symlink(const char *path, const char *outdir) {
+        char target[4096];
+        ssize_t k = readlink(path, target, sizeof(target) - 1);
+        _cleanup_free_ char *resolved = NULL, *dir = NULL;
+
+        if (k < 0)
+                violation(path, "cannot read symlink");
+        target[k] = 0;
+        if (streq(target, "/dev/null") || startswith(target, "/usr/lib/systemd/") ||
+            startswith(target, "/lib/systemd/")) {
+                if (strstr(target, "/../"))
+                        violation(path, "symlink to a unit path with ..");
+                return;
+        }
+        if (target[0] == '/')
+                violation(path, "symlink to an absolute path that is not a unit");
+        /* Relative: resolve it lexically against the link's directory; it must stay in outdir. */
+        dir = strdup(path);
+        if (!dir)
+                abort();
+        *strrchr(dir, '/') = 0;
+        resolved = strjoin(dir, "/", target);
+        if (!resolved)
+                abort();
+        for (char *p; (p = strstr(resolved, "/../"));) {
+                char *prev;
+
+                *p = 0;
+                prev = strrchr(resolved, '/');
+                if (!prev)
+                        violation(path, "symlink leaves the output directories");
+                memmove(prev, p + 3, strlen(p + 3) + 1);
+        }
+        if (!startswith(resolved, outdir) || strstr(resolved, "/./") || endswith(resolved, "/.."))
+                violation(path, "symlink leaves the output directories");
+}
+
+/* Walks dir (below the parent, relative name rel); level: 0 parent, 1 a, 2 a/b, 3 and more outputs. */
+static void check_tree(const char *dir, const char *outdir, unsigned level, bool lvm) {
+        DIR *d = opendir(dir);
+        struct dirent *de;
+
+        if (!d)
+                violation(dir, "cannot open directory");
+        while ((de = readdir(d))) {
+                _cleanup_free_ char *p = NULL;
+                struct stat st;
+
+                if (streq(de->d_name, ".") || streq(de->d_name, ".."))
+                        continue;
+                p = strjoin(dir, "/", de->d_name);
+                if (!p)
+                        abort();
+                if ((level == 0 && !streq(de->d_name, "a")) || (level == 1 && !streq(de->d_name, "b")) ||
+                    (level == 2 && !streq(de->d_name, "normal") && !streq(de->d_name, "early") &&
+                     !streq(de->d_name, "late")))
+                        violation(p, "written outside the output directories");
+                if (lstat(p, &st) < 0)
+                        violation(p, "cannot stat");
+                if (S_ISDIR(st.st_mode))
+                        check_tree(p, outdir, level + 1, lvm || streq(de->d_name, "foyer-lvm"));
+                else if (S_ISREG(st.st_mode))
+                        check_file(p, lvm);
+                else if (S_ISLNK(st.st_mode))
+                        check_symlink(p, outdir);
+                else
+                        violation(p, "neither directory, file nor symlink");
+        }
+        closedir(d);
+}
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+        return remove(path) < 0 ? -1 : 0;
+}
+
+static void rm_rf(const char *path) {
+        if (nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS) < 0)
+                violation(path, "cannot remove");
+}
+
+static void run_one(int i, const char *tmp) {
+        _cleanup_free_ char *parent = strjoin(tmp, "/out"), *outdir = NULL, *normal = NULL, *early = NULL,
+                            *late = NULL;
+        char *argv[5];
+
+        if (!parent)
+                abort();
+        outdir = strjoin(parent, "/" OUT "/");
+        normal = strjoin(parent, "/" OUT "/normal");
+        early = strjoin(parent, "/" OUT "/early");
+        late = strjoin(parent, "/" OUT "/late");
+        if (!outdir || !normal || !early || !late || mkdir_p(normal, 0755) < 0 || mkdir_p(early, 0755) < 0 ||
+            mkdir_p(late, 0755) < 0)
+                abort();
+        argv[0] = (char *) generators[i].name;
+        argv[1] = normal;
+        argv[2] = early;
+        argv[3] = late;
+        argv[4] = NULL;
+        (void) generators[i].main(4, argv);
+        check_tree(parent, outdir, 0, false);
+        rm_rf(parent);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+        static const char *const files[] = { NULL, "crypttab", "fstab", "sysroot-fstab", NULL };
+        static const char *const vars[] = { "SYSTEMD_PROC_CMDLINE", "SYSTEMD_CRYPTTAB", "SYSTEMD_FSTAB",
+                                            "SYSTEMD_SYSROOT_FSTAB", "SYSTEMD_EFI_OPTIONS" };
+        _cleanup_free_ char *in = NULL, *runtime = NULL;
+        char tmp[] = "/tmp/fuzz-generators-XXXXXX";
+        const char *p;
+
+        if (size > 16384)
+                return 0;
+        in = fuzz_strndup(data, size);
+        if (!in || !mkdtemp(tmp))
+                abort();
+        runtime = strjoin(tmp, "/run");
+        if (!runtime)
+                abort();
+
+        /* The parts, at NUL bytes (fuzz_strndup() keeps them; the end is NUL-terminated). */
+        p = in;
+        for (size_t i = 0; i < ELEMENTSOF(vars); i++) {
+                const char *part = p < in + size ? p : "";
+                _cleanup_free_ char *path = NULL;
+
+                if (files[i]) {
+                        if (write_part(tmp, files[i], part, &path) < 0)
+                                abort();
+                        setenv(vars[i], path, 1);
+                } else
+                        setenv(vars[i], part, 1);
+                if (p < in + size)
+                        p += strlen(p) + 1;
+        }
+        setenv("SYSTEMD_IN_INITRD", "1", 1);
+        setenv("RUNTIME_DIRECTORY", runtime, 1);
+        setenv("FOYER_CMDLINE_DIR", "/nonexistent", 1);
+        setenv("FOYER_SYSFS", "/nonexistent", 1);
+        setenv("SYSTEMD_LOG_TARGET", "console", 1);
+        if (!getenv("FUZZ_VERBOSE"))
+                setenv("SYSTEMD_LOG_LEVEL", "emerg", 1);
+
+        for (size_t i = 0; i < ELEMENTSOF(generators); i++)
+                run_one(i, tmp);
+        rm_rf(tmp);
+        return 0;
+}
