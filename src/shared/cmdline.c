@@ -145,8 +145,8 @@ static int append_source(char ***words, const char *source, const char *text) {
         if (r < 0)
                 return r;
         if (r > 0)
-                log_warning("%s: unbalanced quote on the kernel command line, ending it at the end of %s.",
-                            source, source);
+                log_warning("%s: unbalanced quote on the kernel command line, it ends where this source ends.",
+                            source);
         STRV_FOREACH(w, l) {
                 r = strv_extend(words, *w);
                 if (r < 0)
@@ -289,6 +289,12 @@ int cmdline_parse_words(char * const *words, cmdline_parse_t parse_item, void *d
                 value = strchr(key, '=');
                 if (value)
                         *(value++) = 0;
+                /* No parameter has an empty key or one with white space (quoted, as in "a b"=c), so
+                 * no callback can mean such a word: skipping it keeps every callback's keys plain. */
+                if (isempty(key) || key[strcspn(key, WHITESPACE)]) {
+                        log_debug("Ignoring kernel command line word with an empty or quoted key: %s", *w);
+                        continue;
+                }
 
                 r = parse_item(key, value, data);
                 if (r < 0)

@@ -88,6 +88,8 @@ TEST(cmdline_parse_given_rd_rule) {
         do_parse(line, false, CMDLINE_STRIP_RD_PREFIX | CMDLINE_RD_STRICT,
                  "root=/dev/sda2 ro(flag) ro=1 luks.uuid=Y a=b=c");
         do_parse("root= x=", true, 0, "root= x=");
+        /* words with an empty key or white space in the key never reach a callback */
+        do_parse("=x \"\" '' \"a b\"=c rd. rd.=y \"a\tb\" ok=\"d e\"", true, CMDLINE_STRIP_RD_PREFIX, "ok=d e");
 }
 
 TEST(in_initrd) {
