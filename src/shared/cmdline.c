@@ -11,11 +11,46 @@
 
 #define WHITESPACE " \t\n\r"
 
-int cmdline_extract_word(const char **p, char **ret) {
-        const char *s;
+/* Scans one word starting at s with systemd's rules, copying its text to out if non-NULL. Returns where
+ * the word ends, and its length and whether a quote is still open there in *ret_n and *ret_quote. */
+static const char *scan_word(const char *s, char *out, size_t *ret_n, char *ret_quote) {
         char quote = 0;
         size_t n = 0;
-        _cleanup_free_ char *w = NULL;
+
+#define EMIT(c) do { if (out) out[n] = (c); n++; } while (0)
+        for (; *s; s++) {
+                if (*s == '\\') {
+                        /* Escapes are retained verbatim, a lone trailing backslash too. */
+                        EMIT(*s);
+                        if (s[1] == 0) {
+                                s++;
+                                break;
+                        }
+                        s++;
+                        EMIT(*s);
+                } else if (quote) {
+                        if (*s == quote)
+                                quote = 0;
+                        else
+                                EMIT(*s);
+                } else if (*s == '\'' || *s == '"')
+                        quote = *s;
+                else if (strchr(WHITESPACE, *s))
+                        break;
+                else
+                        EMIT(*s);
+        }
+#undef EMIT
+        *ret_n = n;
+        *ret_quote = quote;
+        return s;
+}
+
+int cmdline_extract_word(const char **p, char **ret) {
+        const char *s, *end;
+        char quote;
+        size_t n;
+        char *w;
 
         assert(p);
         assert(*p);
@@ -28,36 +63,17 @@ int cmdline_extract_word(const char **p, char **ret) {
                 return 0;
         }
 
-        /* The word can never be longer than the rest of the line. */
-        w = malloc(strlen(s) + 1);
+        /* Measure first, then copy: allocating for the rest of the line instead would make splitting a
+         * long line of short words quadratic. */
+        (void) scan_word(s, NULL, &n, &quote);
+        w = malloc(n + 1);
         if (!w)
                 return -ENOMEM;
-
-        for (; *s; s++) {
-                if (*s == '\\') {
-                        /* Escapes are retained verbatim, a lone trailing backslash too. */
-                        w[n++] = *s;
-                        if (s[1] == 0) {
-                                s++;
-                                break;
-                        }
-                        s++;
-                        w[n++] = *s;
-                } else if (quote) {
-                        if (*s == quote)
-                                quote = 0;
-                        else
-                                w[n++] = *s;
-                } else if (*s == '\'' || *s == '"')
-                        quote = *s;
-                else if (strchr(WHITESPACE, *s))
-                        break;
-                else
-                        w[n++] = *s;
-        }
+        end = scan_word(s, w, &n, &quote);
         w[n] = 0;
-        *p = s;
-        *ret = TAKE_PTR(w);
+
+        *p = end;
+        *ret = w;
         /* A quote still open here ends with the input: the caller decides whether that is an error. */
         return quote ? CMDLINE_WORD_OPEN_QUOTE : CMDLINE_WORD;
 }
