@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The kernel command-line splitter and walker (src/shared/cmdline.c) on arbitrary text: no crash, the
  * walk ends, keys handed to callbacks are non-empty without white space, words never outnumber the
- * input, a word without quotes or backslashes has no white space, the open-quote check agrees with
+ * input, white space in a word without quotes is escaped, the open-quote check agrees with
  * the splitter, and the text before an open-quote word is balanced. */
 #include <assert.h>
 #include <stdio.h>
@@ -19,10 +19,25 @@ static void fail(const char *what, const char *s) {
         abort();
 }
 
+/* Without quotes in the input, a word is non-empty and white space in it follows a backslash (an
+ * escape, kept verbatim). */
+static bool unquoted_word_ok(const char *w) {
+        if (*w == 0)
+                return false;
+        for (const char *c = w; *c; c++) {
+                if (*c == '\\' && c[1]) {
+                        c++;
+                        continue;
+                }
+                if (strchr(WHITESPACE, *c))
+                        return false;
+        }
+        return true;
+}
+
 struct walk {
         const char *input;
         size_t calls, max_calls;
-        bool rd_only;
 };
 
 static int check_item(const char *key, const char *value, void *data) {
@@ -37,17 +52,25 @@ static int check_item(const char *key, const char *value, void *data) {
         return 0;
 }
 
-static void check_walk(const char *s, size_t n_words) {
+/* cmdline_parse_given() once (it splits the line again), then cmdline_parse_words() on the words
+ * already split for the other flag and initrd combinations. */
+static void check_walk(const char *s, char * const *words) {
         static const CmdlineFlags flags[] = {
                 0, CMDLINE_STRIP_RD_PREFIX, CMDLINE_STRIP_RD_PREFIX | CMDLINE_RD_STRICT,
         };
+        size_t n_words = strv_length(words);
 
         for (size_t i = 0; i < ELEMENTSOF(flags); i++)
                 for (int initrd = 0; initrd < 2; initrd++) {
                         struct walk w = { .input = s, .max_calls = n_words };
+                        int r;
 
                         setenv("SYSTEMD_IN_INITRD", initrd ? "1" : "0", 1);
-                        if (cmdline_parse_given(s, check_item, &w, flags[i]) < 0)
+                        if (i == 0 && initrd)
+                                r = cmdline_parse_given(s, check_item, &w, flags[i]);
+                        else
+                                r = cmdline_parse_words(words, check_item, &w, flags[i]);
+                        if (r < 0)
                                 return; /* out of memory */
                 }
 }
@@ -56,7 +79,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         _cleanup_strv_free_ char **words = NULL, **prefix_words = NULL;
         _cleanup_free_ char *s = NULL, *prefix = NULL;
         const char *open_word = NULL;
-        bool plain;
+        bool unquoted;
         int r, q;
 
         if (size > 16384)
@@ -72,11 +95,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         assert(r == 0 || r == 1);
         if (strv_length(words) > strlen(s) / 2 + 1)
                 fail("more words than the input can hold", s);
-        plain = !strpbrk(s, "\"'\\");
+        unquoted = !strpbrk(s, "\"'");
         STRV_FOREACH(w, words) {
                 if (strlen(*w) > strlen(s))
                         fail("word longer than the input", s);
-                if (plain && (isempty(*w) || (*w)[strcspn(*w, WHITESPACE)]))
+                if (unquoted && !unquoted_word_ok(*w))
                         fail("unquoted white space (or an empty word) in a word", s);
         }
 
@@ -99,6 +122,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                         fail("open quote not in the last word", s);
         }
 
-        check_walk(s, strv_length(words));
+        check_walk(s, words);
         return 0;
 }
