@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
+#include <assert.h>
+#include <stdio.h>
 #include <stdlib.h>
 
+#include "cmdline.h"
 #include "foyer-config.h"
 #include "log.h"
 #include "parse-util.h"
@@ -59,6 +62,39 @@ static int extend_list(char ***l, const char *value) {
         return 0;
 }
 
+/* The stored defaults go to /etc/cmdline.d/50-foyer.conf, one source of the command line at boot. A
+ * quote left open there would end at the end of that file (see cmdline_read_words()), so the value
+ * meant would be lost, silently; refuse it here, where it can still be fixed. A newline is refused
+ * too: the stored file would make a line starting with '#' of it a comment. The check uses the
+ * boot-time splitter, so what passes here is what the generators see. */
+static int check_cmdline(const char *value, const char *file, unsigned line) {
+        _cleanup_free_ char *where = NULL;
+        const char *word;
+        int r;
+
+        assert(value);
+        assert(file);
+
+        r = cmdline_find_open_quote(value, &word);
+        if (r < 0)
+                return log_oom();
+        if (r == 0 && !strchr(value, '\n'))
+                return 0;
+
+        /* The builder's own options come as file "command line", line 0. */
+        if (line > 0)
+                r = asprintf(&where, "%s:%u: Cmdline", file, line);
+        else
+                r = asprintf(&where, "--cmdline");
+        if (r < 0)
+                return log_oom();
+        if (strchr(value, '\n'))
+                return log_error_errno(SYNTHETIC_ERRNO(EINVAL),
+                                       "%s: the kernel command line defaults must be one line, refusing.", where);
+        return log_error_errno(SYNTHETIC_ERRNO(EINVAL),
+                               "%s: unbalanced quote in kernel command line parameter %s, refusing.", where, word);
+}
+
 int build_config_assign(BuildConfig *c, const char *key, const char *value, const char *file, unsigned line) {
         int r;
 
@@ -68,8 +104,12 @@ int build_config_assign(BuildConfig *c, const char *key, const char *value, cons
                 r = set_string(&c->kver, value);
         else if (streq(key, "Root"))
                 r = set_string(&c->root, value);
-        else if (streq(key, "Cmdline"))
+        else if (streq(key, "Cmdline")) {
+                r = check_cmdline(value, file, line);
+                if (r < 0)
+                        return r;       /* logged */
                 r = set_string(&c->cmdline, value);
+        }
         else if (streq(key, "AddModules"))
                 r = extend_list(&c->add_modules, value);
         else if (streq(key, "AddFiles"))

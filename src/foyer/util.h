@@ -11,7 +11,6 @@
 #include "macro.h"
 #include "strv.h" /* strv_length(), strv_extend(), strv_consume(), strv_contains(), strjoin() */
 
-#define STRV_FOREACH(s, l) for (char * const *s = (l); (s) && *(s); (s)++)
 #define FOREACH_STRING(x, ...)                                                       \
         for (const char *const *_foreach_l = (const char *const[]) { __VA_ARGS__, NULL }, *x; \
              (x = *_foreach_l); _foreach_l++)

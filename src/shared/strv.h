@@ -9,6 +9,9 @@
 
 #include "macro.h"
 
+/* Iterates s over the entries of l (which may be NULL). */
+#define STRV_FOREACH(s, l) for (char * const *s = (l); (s) && *(s); (s)++)
+
 /* Number of entries in a NULL-terminated array; NULL counts as empty. */
 size_t strv_length(char * const *l);
 static inline bool strv_isempty(char * const *l) {

@@ -128,6 +128,24 @@ expect_error "missing binary" "usr/lib/systemd/systemd is missing" \
         "$foyer" build --root "$tmp/fakeroot" --kver "$kver" -o "$out"
 [ ! -e "$out" ] || fail "output left behind"
 
+# A quote left open in the stored defaults would end at the end of /etc/cmdline.d/50-foyer.conf at
+# boot, and the value meant would be lost: the builder refuses it, from the command line or a
+# configuration file, naming the parameter, and leaves an existing image untouched.
+expect_error "unbalanced quote in --cmdline" '^.*--cmdline: unbalanced quote .*rd\.luks\.options="discard' \
+        "$foyer" build --kver "$kver" --cmdline 'rd.luks.options="discard' -o "$out"
+expect_error "unbalanced quote after a balanced one" "--cmdline: unbalanced quote .*b='c" \
+        "$foyer" build --kver "$kver" --cmdline "quiet a=\"x y\" b='c" -o "$out"
+expect_error "newline in --cmdline" "--cmdline: .*one line" \
+        "$foyer" build --kver "$kver" --cmdline "$(printf 'quiet\n# root=/dev/sda2')" -o "$out"
+mkdir -p "$tmp/badconf/etc/foyer"
+printf '[Build]\nCmdline=rd.luks.options="discard root=/dev/sda2\n' >"$tmp/badconf/etc/foyer/foyer.conf"
+cp "$tmp/a.img" "$out"
+FOYER_CONFIG_ROOT="$tmp/badconf" expect_error "unbalanced quote in Cmdline=" \
+        'foyer.conf:2: Cmdline: unbalanced quote .*rd\.luks\.options="discard' \
+        "$foyer" build --kver "$kver" -o "$out"
+cmp -s "$tmp/a.img" "$out" || fail "existing image was modified"
+rm -rf "$out" "$tmp/badconf"
+
 expect_error "missing output directory" "/nonexistent-foyer-dir" \
         "$foyer" build --kver "$kver" -o /nonexistent-foyer-dir/x.img
 expect_error "unwritable output directory" "/proc" "$foyer" build --kver "$kver" -o /proc/foyer-test.img

@@ -5,13 +5,21 @@
 #include "strv.h"
 #include "tests.h"
 
-static void do_split(const char *line, const char *joined_with_bar) {
+static void do_split_full(const char *line, const char *joined_with_bar, int open_quote) {
         _cleanup_strv_free_ char **l = NULL;
         _cleanup_free_ char *j = NULL;
+        const char *w = NULL;
 
-        ASSERT_EQ(cmdline_split(line, &l), 0);
+        ASSERT_EQ(cmdline_split(line, &l), open_quote);
+        ASSERT_EQ(cmdline_find_open_quote(line, &w), open_quote);
+        if (!open_quote)
+                ASSERT_STREQ(w, NULL);
         j = strv_join(l, "|");
         ASSERT_STREQ(j, joined_with_bar);
+}
+
+static void do_split(const char *line, const char *joined_with_bar) {
+        do_split_full(line, joined_with_bar, 0);
 }
 
 TEST(cmdline_split) {
@@ -21,13 +29,25 @@ TEST(cmdline_split) {
         do_split("  a   b\tc\n", "a|b|c");
         do_split("root=LABEL=\"my root\" rw", "root=LABEL=my root|rw");
         do_split("'a b' \"c d\"e", "a b|c de");
-        do_split("x=\"unterminated quote", "x=unterminated quote");
+        do_split_full("x=\"unterminated quote", "x=unterminated quote", 1);
+        do_split_full("a 'b", "a|b", 1);
+        do_split_full("a \"b\\", "a|b\\", 1);       /* a trailing backslash inside the quote */
+        do_split("a \"\" ''", "a||");
         do_split("a\\ b", "a\\ b");                /* escapes are kept verbatim */
         do_split("root=LABEL=a\\x20c", "root=LABEL=a\\x20c");
         do_split("a\\\"b c", "a\\\"b|c");          /* an escaped quote does not open a quote */
         do_split("trailing\\", "trailing\\");
         do_split("\"a\\\"b\" c", "a\\\"b|c");
         do_split("ä€=ü", "ä€=ü");
+}
+
+TEST(cmdline_find_open_quote) {
+        const char *line = "quiet rd.luks.options=\"discard root=/dev/sda2", *w = NULL;
+
+        ASSERT_EQ(cmdline_find_open_quote(line, &w), 1);
+        ASSERT_STREQ(w, "rd.luks.options=\"discard root=/dev/sda2");
+        ASSERT_EQ(cmdline_find_open_quote("a=\"b c\" d='e'", &w), 0);
+        ASSERT_EQ(cmdline_find_open_quote("", &w), 0);
 }
 
 struct collect {
@@ -68,6 +88,8 @@ TEST(cmdline_parse_given_rd_rule) {
         do_parse(line, false, CMDLINE_STRIP_RD_PREFIX | CMDLINE_RD_STRICT,
                  "root=/dev/sda2 ro(flag) ro=1 luks.uuid=Y a=b=c");
         do_parse("root= x=", true, 0, "root= x=");
+        /* words with an empty key or white space in the key never reach a callback */
+        do_parse("=x \"\" '' \"a b\"=c rd. rd.=y \"a\tb\" ok=\"d e\"", true, CMDLINE_STRIP_RD_PREFIX, "ok=d e");
 }
 
 TEST(in_initrd) {
@@ -79,6 +101,7 @@ TEST(in_initrd) {
 
 TEST(cmdline_read_sources) {
         char dir[] = "/tmp/test-cmdline-XXXXXX";
+        _cleanup_strv_free_ char **words = NULL;
         _cleanup_free_ char *line = NULL, *v = NULL;
         FILE *f;
 
@@ -98,8 +121,9 @@ TEST(cmdline_read_sources) {
         setenv("FOYER_CMDLINE_DIR", dir, 1);
         setenv("SYSTEMD_EFI_OPTIONS", "efi=1", 1);
         setenv("SYSTEMD_PROC_CMDLINE", "root=/dev/kernel", 1);
-        ASSERT_EQ(cmdline_read(&line), 0);
-        ASSERT_STREQ(line, "root=/dev/conf rootflags=one rootflags=two efi=1 root=/dev/kernel");
+        ASSERT_EQ(cmdline_read_words(&words), 0);
+        line = strv_join(words, "|");
+        ASSERT_STREQ(line, "root=/dev/conf|rootflags=one|rootflags=two|efi=1|root=/dev/kernel");
 
         ASSERT_EQ(cmdline_get_key("root", 0, &v), 1);
         ASSERT_STREQ(v, "/dev/kernel");
@@ -112,6 +136,79 @@ TEST(cmdline_read_sources) {
         unlink(b);
         unlink(c);
         rmdir(dir);
+        unsetenv("FOYER_CMDLINE_DIR");
+        unsetenv("SYSTEMD_EFI_OPTIONS");
+}
+
+static void write_file(const char *dir, const char *name, const char *text) {
+        _cleanup_free_ char *p = strjoin(dir, "/", name);
+        FILE *f;
+
+        ASSERT_TRUE(p);
+        ASSERT_TRUE((f = fopen(p, "we")));
+        fputs(text, f);
+        ASSERT_EQ(fclose(f), 0);
+}
+
+static void remove_file(const char *dir, const char *name) {
+        _cleanup_free_ char *p = strjoin(dir, "/", name);
+
+        ASSERT_TRUE(p);
+        ASSERT_EQ(unlink(p), 0);
+}
+
+/* A quote left open in one source ends at that source's end: it must not swallow the next source's
+ * words. Before each source was split on its own, the stored default rd.luks.options="discard ate the
+ * boot loader's root= and no sysroot.mount was made. */
+TEST(cmdline_open_quote_stays_in_its_source) {
+        char dir[] = "/tmp/test-cmdline-XXXXXX";
+        _cleanup_free_ char *v = NULL, *joined = NULL;
+        _cleanup_strv_free_ char **words = NULL;
+
+        ASSERT_TRUE(mkdtemp(dir));
+        setenv("FOYER_CMDLINE_DIR", dir, 1);
+        unsetenv("SYSTEMD_EFI_OPTIONS");
+        setenv("SYSTEMD_IN_INITRD", "1", 1);
+
+        /* cmdline.d file, then the kernel's command line */
+        write_file(dir, "50-foyer.conf", "rd.luks.options=\"discard\n");
+        setenv("SYSTEMD_PROC_CMDLINE", "root=/dev/sda2 rw", 1);
+        ASSERT_EQ(cmdline_get_key("root", 0, &v), 1);
+        ASSERT_STREQ(v, "/dev/sda2");
+        free(v);
+        v = NULL;
+        ASSERT_EQ(cmdline_get_key("luks.options", CMDLINE_STRIP_RD_PREFIX, &v), 1);
+        ASSERT_STREQ(v, "discard");
+        free(v);
+        v = NULL;
+
+        /* two cmdline.d files: the open quote of the first ends with that file, and its lines are
+         * joined as before */
+        write_file(dir, "60-b.conf", "# comment \"\nrootflags=x\n");
+        write_file(dir, "40-a.conf", "a='b\nc\n");
+        ASSERT_EQ(cmdline_read_words(&words), 0);
+        joined = strv_join(words, "|");
+        ASSERT_STREQ(joined, "a=b c|rd.luks.options=discard|rootflags=x|root=/dev/sda2|rw");
+        words = strv_free(words);
+        free(joined);
+        joined = NULL;
+
+        /* the EFI options: an open quote there, or a trailing backslash, keeps to itself too */
+        setenv("SYSTEMD_EFI_OPTIONS", "efi=\"x y", 1);
+        setenv("SYSTEMD_PROC_CMDLINE", "root=/dev/vda1", 1);
+        ASSERT_EQ(cmdline_get_key("root", 0, &v), 1);
+        ASSERT_STREQ(v, "/dev/vda1");
+        free(v);
+        v = NULL;
+        setenv("SYSTEMD_EFI_OPTIONS", "efi=x\\", 1);
+        ASSERT_EQ(cmdline_read_words(&words), 0);
+        joined = strv_join(words, "|");
+        ASSERT_STREQ(joined, "a=b c|rd.luks.options=discard|rootflags=x|efi=x\\|root=/dev/vda1");
+
+        remove_file(dir, "40-a.conf");
+        remove_file(dir, "50-foyer.conf");
+        remove_file(dir, "60-b.conf");
+        ASSERT_EQ(rmdir(dir), 0);
         unsetenv("FOYER_CMDLINE_DIR");
         unsetenv("SYSTEMD_EFI_OPTIONS");
 }
