@@ -3,7 +3,7 @@
 /* Unlocking LUKS volumes in the initrd: systemd-cryptsetup (units are written by
  * foyer-crypt-generator), the password agents, the tools for the debug shell, the crypttab and
  * key files. The dm-crypt modules and ciphers are in plan_default_modules, the stock cryptsetup
- * targets and the dm udev rules in plan.c's lists, so that their stock .wants links are carried. */
+ * targets and the dm udev rules in plan-base.c's lists, so that their stock .wants links are carried. */
 
 #include <sys/stat.h>
 
@@ -11,6 +11,7 @@
 #include "crypttab.h"
 #include "log.h"
 #include "plan.h"
+#include "plan-util.h"
 #include "util.h"
 
 #define CRYPTTAB "/etc/crypttab"

@@ -3,7 +3,7 @@
 /* What a failed boot needs to be inspected from the emergency shell with the tools of a running
  * system, and the program that explains the failure on the console before the shell opens.
  *
- * systemctl, journalctl, udevadm and blkid are in the image anyway (plan.c); cryptsetup and lvm come
+ * systemctl, journalctl, udevadm and blkid are in the image anyway (plan-base.c); cryptsetup and lvm come
  * with plan-crypt.c and plan-lvm.c. Everything here is optional: a host without less still gets an
  * image, only a poorer shell. */
 
@@ -11,6 +11,7 @@
 
 #include "log.h"
 #include "plan-debug.h"
+#include "plan-util.h"
 #include "util.h"
 
 /* Where foyer-failure-report.service runs it from, whatever the build's prefix. */

@@ -14,6 +14,7 @@
 
 #include "log.h"
 #include "plan.h"
+#include "plan-util.h"
 #include "util.h"
 
 static const Item lvm_binaries[] = {

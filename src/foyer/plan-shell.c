@@ -13,6 +13,7 @@
 
 #include "log.h"
 #include "plan-shell.h"
+#include "plan-util.h"
 
 #define BREAK_SHELL "/usr/lib/foyer/foyer-break-shell"
 #define NO_SHELL_MARKER "/etc/foyer/no-shell"   /* read by foyer-debug-generator */

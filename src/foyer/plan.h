@@ -11,8 +11,30 @@
 /* The default module set: enough to find a root on common PCs and VMs. */
 extern const char *const plan_default_modules[];
 
-/* Adds everything but the library closure and the kernel modules. */
+/* Adds everything but the library closure and the kernel modules: runs the planners below in
+ * the order of plan.c's table. The planners use plan-util.h, never plan.c. */
 int plan_image(Manifest *m, const BuildConfig *c, const Probe *p);
+
+/* plan-base.c: the base of every image. */
+int plan_skeleton(Manifest *m, const BuildConfig *c);
+/* systemd's binaries (without the shells --no-shell leaves out). */
+int plan_binaries(Manifest *m, const BuildConfig *c);
+/* The stock units of the initrd transaction. */
+int plan_stock_units(Manifest *m, const BuildConfig *c);
+/* foyer's units and drop-ins for stock units ($FOYER_UNIT_DIR). */
+int plan_foyer_units(Manifest *m, const BuildConfig *c);
+/* The stock .wants/.requires links and drop-ins between units in the image. */
+int plan_unit_links(Manifest *m, const BuildConfig *c);
+/* The stock udev rules. */
+int plan_rules(Manifest *m, const BuildConfig *c);
+/* Configuration files and modprobe.d/sysctl.d. */
+int plan_config(Manifest *m, const BuildConfig *c);
+/* foyer's generators ($FOYER_GENERATOR_DIR). */
+int plan_generators(Manifest *m, const BuildConfig *c);
+/* /etc: initrd-release, passwd, group (with the groups the rules in the image name), cmdline.d. */
+int plan_etc(Manifest *m, const BuildConfig *c, const Probe *p);
+/* --add-file. */
+int plan_user_files(Manifest *m, const BuildConfig *c);
 
 /* plan-crypt.c: what unlocking LUKS volumes needs, and the crypttab. */
 int plan_crypt(Manifest *m, const BuildConfig *c);
@@ -28,33 +50,3 @@ int plan_lvm(Manifest *m, const BuildConfig *c);
 
 /* plan-gptauto.c: what root discovery needs beyond the stock rules (systemd-growfs). */
 int plan_gptauto(Manifest *m, const BuildConfig *c);
-
-/* Helpers for the files that add one concern each (storage stacks, debugging tools). They run
- * before /etc is written, so the groups their udev rules name end up in /etc/group. */
-
-typedef enum Need {
-        NEED_REQUIRED,          /* missing → the build fails */
-        NEED_OPTIONAL,          /* missing → debug message */
-} Need;
-
-typedef struct Item {
-        const char *path;
-        Need need;
-        const char *why;
-} Item;
-
-#define UNITDIR "/usr/lib/systemd/system"
-#define RULESDIR "/usr/lib/udev/rules.d"
-
-/* Adds a path of the source tree (and what its symlinks point to); a missing NEED_REQUIRED path
- * fails the build naming it and why it is needed. */
-int plan_add_item(Manifest *m, const char *path, Need need, const char *why);
-/* Splits an option's "SRC[:DEST]" (DEST defaults to SRC and must be absolute); errors name the
- * option and the value. */
-int plan_split_file_spec(const char *option, const char *spec, char **ret_src, char **ret_dest);
-/* plan_add_item() for each of n items. */
-int plan_add_items(Manifest *m, const Item *items, size_t n);
-/* Adds a file or directory tree of the build host under dest. */
-int plan_add_tree(Manifest *m, const char *src, const char *dest, const char *reason);
-/* Adds a file with the given content. */
-int plan_add_text(Manifest *m, const char *path, uint32_t mode, const char *text, const char *reason);

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* Helpers for the planners (plan-*.c): adding paths of the source tree, trees of the build host
+ * and generated files, each with the reason it is in the image. plan-util.c calls nothing in
+ * plan.c or in a planner; plan.c only orders the planners (test-plan-layering.sh checks both). */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "manifest.h"
+
+typedef enum Need {
+        NEED_REQUIRED,          /* missing → the build fails */
+        NEED_OPTIONAL,          /* missing → debug message */
+} Need;
+
+typedef struct Item {
+        const char *path;
+        Need need;
+        const char *why;
+} Item;
+
+#define UNITDIR "/usr/lib/systemd/system"
+#define RULESDIR "/usr/lib/udev/rules.d"
+
+/* Adds a path of the source tree (and what its symlinks point to); a missing NEED_REQUIRED path
+ * fails the build naming it and why it is needed. */
+int plan_add_item(Manifest *m, const char *path, Need need, const char *why);
+/* plan_add_item() for each of n items. */
+int plan_add_items(Manifest *m, const Item *items, size_t n);
+/* Splits an option's "SRC[:DEST]" (DEST defaults to SRC and must be absolute); errors name the
+ * option and the value. */
+int plan_split_file_spec(const char *option, const char *spec, char **ret_src, char **ret_dest);
+/* Adds a file or directory tree of the build host under dest. */
+int plan_add_tree(Manifest *m, const char *src, const char *dest, const char *reason);
+/* Adds a file with the given content. */
+int plan_add_text(Manifest *m, const char *path, uint32_t mode, const char *text, const char *reason);
