@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
+#include <assert.h>
 #include <limits.h>
 #include <search.h>
 #include <sys/stat.h>
@@ -313,5 +314,33 @@ int manifest_foreach_sorted(Manifest *m, int (*f)(Entry *e, void *userdata), voi
                 if (r < 0)
                         return r;
         }
+        return 0;
+}
+
+void manifest_mark_secret(Entry *e) {
+        assert(e);
+        e->secret = true;
+        e->mode = 0400;
+}
+
+static int collect_secret(Entry *e, void *userdata) {
+        char ***secrets = userdata;
+
+        if (e->secret && strv_extend(secrets, e->path) < 0)
+                return -ENOMEM;
+        return 0;
+}
+
+int manifest_secrets(Manifest *m, char ***ret) {
+        _cleanup_strv_free_ char **secrets = NULL;
+        int r;
+
+        assert(m);
+        assert(ret);
+
+        r = manifest_foreach_sorted(m, collect_secret, &secrets);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(secrets);
         return 0;
 }

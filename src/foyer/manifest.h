@@ -33,6 +33,7 @@ typedef struct Entry {
         ino_t source_ino;
         unsigned rdev_major, rdev_minor; /* ENTRY_CHAR_DEVICE */
         char *reason;
+        bool secret;            /* a key file: mode 0400, and the image holding it is written 0600 */
 } Entry;
 
 typedef struct Manifest {
@@ -65,6 +66,12 @@ int manifest_add_file(Manifest *m, const char *path, const char *source, const c
  * symlink entry and its target is added too. With ret_final, returns the image path of the
  * final non-link object. -ENOENT when the path (or a link target) does not exist. */
 int manifest_add_from_root(Manifest *m, const char *path, const char *reason, char **ret_final);
+
+/* Marks the entry as a secret (a key file): mode 0400. The reason is left as it is; what makes the
+ * image secret is the flag, see manifest_secrets(). */
+void manifest_mark_secret(Entry *e);
+/* Returns the paths of the entries marked secret, sorted (NULL when there are none). */
+int manifest_secrets(Manifest *m, char ***ret);
 
 /* Calls f for each entry sorted by path (byte order). */
 int manifest_foreach_sorted(Manifest *m, int (*f)(Entry *e, void *userdata), void *userdata);

@@ -186,14 +186,14 @@ static int mark_key(Manifest *m, const char *path, const char *why) {
         if (e->type != ENTRY_FILE && e->type != ENTRY_DATA)
                 return log_error_errno(SYNTHETIC_ERRNO(EINVAL), "Key file %s (named by %s) is not a regular file.",
                                        path, why);
-        if (startswith(e->reason, KEY_REASON))
+        if (e->secret)
                 return 0;
         reason = strjoin(KEY_REASON " (", why, "; ", e->reason, ")");
         if (!reason)
                 return log_oom();
         free(e->reason);
         e->reason = reason;
-        e->mode = 0400;
+        manifest_mark_secret(e);
         return 0;
 }
 
@@ -256,21 +256,6 @@ int plan_crypt_keys(Manifest *m, const BuildConfig *c) {
         return manifest_foreach_sorted(m, mark_keys_dir, m);
 }
 
-static int collect_key(Entry *e, void *userdata) {
-        char ***keys = userdata;
-
-        if (startswith(e->reason, KEY_REASON) && strv_extend(keys, e->path) < 0)
-                return log_oom();
-        return 0;
-}
-
 int plan_key_files(Manifest *m, char ***ret) {
-        _cleanup_strv_free_ char **keys = NULL;
-        int r;
-
-        r = manifest_foreach_sorted(m, collect_key, &keys);
-        if (r < 0)
-                return r;
-        *ret = TAKE_PTR(keys);
-        return 0;
+        return manifest_secrets(m, ret);
 }

@@ -40,9 +40,9 @@ int plan_user_files(Manifest *m, const BuildConfig *c);
 int plan_crypt(Manifest *m, const BuildConfig *c);
 /* After the user's files are in: adds --add-key-file files and makes every key file (those, the
  * ones the crypttab or rd.luks.key= in --cmdline name, and /etc/cryptsetup-keys.d/ files) mode
- * 0400 with a reason starting "key file". */
+ * 0400 and marks them secret (Entry.secret; the reason says "key file" for the reader only). */
 int plan_crypt_keys(Manifest *m, const BuildConfig *c);
-/* Returns the image paths of the key files (NULL when there are none). */
+/* Returns the image paths of the key files, the entries marked secret (NULL when there are none). */
 int plan_key_files(Manifest *m, char ***ret);
 
 /* plan-lvm.c: lvm2's tools, udev rules and an lvm.conf for the initrd. */
