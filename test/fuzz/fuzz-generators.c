@@ -176,6 +176,39 @@ static void rm_rf(const char *path) {
                 violation(path, "cannot remove");
 }
 
+/* The checks' own test (meson: fuzz-generators-plant-*, which must fail): $FUZZ_GENERATORS_PLANT
+ * plants one violation of each kind beside what the generators wrote, so a check that stopped
+ * catching it would show. */
+static void plant(const char *parent) {
+        const char *kind = getenv("FUZZ_GENERATORS_PLANT");
+        _cleanup_free_ char *p = NULL;
+        const char *text = NULL, *link = NULL;
+
+        if (!kind)
+                return;
+        if (streq(kind, "outside")) {
+                p = strjoin(parent, "/a/evil.service");
+                text = "[Unit]\n";
+        } else if (streq(kind, "newline")) {
+                p = strjoin(parent, "/" OUT "/normal/evil.service");
+                text = "[Service]\nExecStart=/bin/true\nbare line\n";
+        } else if (streq(kind, "control")) {
+                p = strjoin(parent, "/" OUT "/normal/evil.service");
+                text = "[Service]\nDescription=a\033b\n";
+        } else if (streq(kind, "backslash")) {
+                p = strjoin(parent, "/" OUT "/normal/evil.service");
+                text = "[Mount]\nOptions=ro\\\n";
+        } else if (streq(kind, "symlink")) {
+                p = strjoin(parent, "/" OUT "/normal/evil.service");
+                link = "../../../../etc/passwd";
+        } else
+                violation(kind, "unknown FUZZ_GENERATORS_PLANT");
+        if (!p)
+                abort();
+        if (link ? symlink(link, p) < 0 : write_string_file_atomic(p, text) < 0)
+                abort();
+}
+
 static void run_one(int i, const char *tmp) {
         _cleanup_free_ char *parent = strjoin(tmp, "/out"), *outdir = NULL, *normal = NULL, *early = NULL,
                             *late = NULL;
@@ -196,6 +229,7 @@ static void run_one(int i, const char *tmp) {
         argv[3] = late;
         argv[4] = NULL;
         (void) generators[i].main(4, argv);
+        plant(parent);
         check_tree(parent, outdir, 0, false);
         rm_rf(parent);
 }
