@@ -12,39 +12,6 @@
 
 #include "util.h"
 
-int strv_split(const char *s, const char *separators, char ***ret) {
-        _cleanup_strv_free_ char **l = NULL;
-        int r;
-
-        l = calloc(1, sizeof(char *));
-        if (!l)
-                return -ENOMEM;
-
-        while (*s) {
-                size_t n;
-
-                s += strspn(s, separators);
-                n = strcspn(s, separators);
-                if (n == 0)
-                        break;
-                r = strv_consume(&l, strndup(s, n));
-                if (r < 0)
-                        return r;
-                s += n;
-        }
-
-        *ret = TAKE_PTR(l);
-        return 0;
-}
-
-static int cmp_str(const void *a, const void *b) {
-        return strcmp(*(char * const *) a, *(char * const *) b);
-}
-
-void strv_sort(char **l) {
-        qsort(l, strv_length(l), sizeof(char *), cmp_str);
-}
-
 char *path_prefix_root(const char *root, const char *path) {
         if (isempty(root) || streq(root, "/"))
                 return strdup(path);
@@ -168,52 +135,6 @@ const char *path_basename(const char *path) {
         const char *slash = strrchr(path, '/');
 
         return slash ? slash + 1 : path;
-}
-
-int read_full_file(const char *path, char **ret, size_t *ret_size) {
-        _cleanup_close_ int fd = -EBADF;
-
-        fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-                return negative_errno();
-        return read_full_fd(fd, ret, ret_size);
-}
-
-int read_full_fd(int fd, char **ret, size_t *ret_size) {
-        _cleanup_free_ char *buf = NULL;
-        size_t size = 0, allocated = 0;
-
-        assert(fd >= 0);
-        assert(ret);
-
-        for (;;) {
-                ssize_t k;
-
-                if (allocated - size < 4096) {
-                        size_t na = MAX(allocated * 2, (size_t) 8192);
-                        char *t = realloc(buf, na);
-                        if (!t)
-                                return -ENOMEM;
-                        buf = t;
-                        allocated = na;
-                }
-
-                k = read(fd, buf + size, allocated - size - 1);
-                if (k < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return negative_errno();
-                }
-                if (k == 0)
-                        break;
-                size += k;
-        }
-
-        buf[size] = 0;
-        if (ret_size)
-                *ret_size = size;
-        *ret = TAKE_PTR(buf);
-        return 0;
 }
 
 int dir_list_suffix(const char *dir, const char *suffix, char ***ret) {

@@ -9,15 +9,12 @@
 #include <sys/types.h>
 
 #include "macro.h"
-#include "strv.h" /* strv_length(), strv_extend(), strv_consume(), strv_contains(), strjoin() */
+#include "fileio.h" /* read_full_file(), read_full_fd(), mkdir_p(), ... */
+#include "strv.h" /* strv_length(), strv_extend(), strv_consume(), strv_contains(), strjoin(), strv_split() */
 
 #define FOREACH_STRING(x, ...)                                                       \
         for (const char *const *_foreach_l = (const char *const[]) { __VA_ARGS__, NULL }, *x; \
              (x = *_foreach_l); _foreach_l++)
-
-/* Splits on any of the separator characters, dropping empty words. */
-int strv_split(const char *s, const char *separators, char ***ret);
-void strv_sort(char **l);
 
 /* Joins root and an absolute path; root may be NULL or "/" for the host. Only for messages and
  * for paths that are not looked up: a lookup goes through path_in_root(). */
@@ -37,11 +34,6 @@ char *path_merge_usr(const char *path);
 /* Returns a new string with the directory part of path ("/" for top-level entries). */
 char *path_dirname(const char *path);
 const char *path_basename(const char *path);
-
-/* Reads a whole file into a NUL-terminated buffer. */
-int read_full_file(const char *path, char **ret, size_t *ret_size);
-/* The same from an open file, from its current offset on. */
-int read_full_fd(int fd, char **ret, size_t *ret_size);
 
 /* Lists the regular files (or symlinks) named *suffix in dir, sorted; a missing dir yields an empty
  * list. */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
+#include <assert.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <sys/stat.h>
@@ -9,40 +10,53 @@
 #include "strv.h"
 
 int read_full_file(const char *path, char **ret, size_t *ret_size) {
-        _cleanup_fclose_ FILE *f = NULL;
-        _cleanup_free_ char *buf = NULL;
-        size_t n = 0, sz = 4096;
+        _cleanup_close_ int fd = -EBADF;
 
-        f = fopen(path, "re");
-        if (!f)
+        assert(path);
+
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
                 return negative_errno();
+        return read_full_fd(fd, ret, ret_size);
+}
 
-        buf = malloc(sz);
-        if (!buf)
-                return -ENOMEM;
+/* No size cap: the builder reads kernel and initrd images through here, which may be larger than any
+ * fixed limit (the generators' former copy refused files over 64 MiB; they only read small text files
+ * from /proc, /sys and /etc). */
+int read_full_fd(int fd, char **ret, size_t *ret_size) {
+        _cleanup_free_ char *buf = NULL;
+        size_t size = 0, allocated = 0;
+
+        assert(fd >= 0);
+        assert(ret);
+
         for (;;) {
-                size_t k = fread(buf + n, 1, sz - n - 1, f);
-                n += k;
-                if (k == 0) {
-                        if (ferror(f))
-                                return errno > 0 ? -errno : -EIO;
-                        break;
-                }
-                if (n + 1 >= sz) {
-                        char *t;
-                        if (sz > 64 * 1024 * 1024)
-                                return -EFBIG;
-                        t = realloc(buf, sz * 2);
+                ssize_t k;
+
+                if (allocated - size < 4096) {
+                        size_t na = MAX(allocated * 2, (size_t) 8192);
+                        char *t = realloc(buf, na);
                         if (!t)
                                 return -ENOMEM;
                         buf = t;
-                        sz *= 2;
+                        allocated = na;
                 }
+
+                k = read(fd, buf + size, allocated - size - 1);
+                if (k < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return negative_errno();
+                }
+                if (k == 0)
+                        break;
+                size += k;
         }
-        buf[n] = 0;
-        *ret = TAKE_PTR(buf);
+
+        buf[size] = 0;
         if (ret_size)
-                *ret_size = n;
+                *ret_size = size;
+        *ret = TAKE_PTR(buf);
         return 0;
 }
 

@@ -6,8 +6,11 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-/* Reads a whole file into a new NUL-terminated buffer (*ret_size excludes the NUL; may be NULL). */
+/* Reads a whole file into a new NUL-terminated buffer (*ret_size excludes the NUL; may be NULL). The
+ * buffer may hold NUL bytes of its own: binary callers use *ret_size, text callers the string. */
 int read_full_file(const char *path, char **ret, size_t *ret_size);
+/* The same from an open file, from its current offset on. */
+int read_full_fd(int fd, char **ret, size_t *ret_size);
 /* Flushes f and reports any earlier write error as a negative errno. */
 int fflush_and_check(FILE *f);
 /* Creates path and its missing parents with the given mode; an existing directory is fine. */
