@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "path-util.h" /* mkdir_p(), mkdir_parents(), chase_below_root() */
+
 /* Reads a whole file into a new NUL-terminated buffer (*ret_size excludes the NUL; may be NULL). The
  * buffer may hold NUL bytes of its own: binary callers use *ret_size, text callers the string. */
 int read_full_file(const char *path, char **ret, size_t *ret_size);
@@ -13,16 +15,13 @@ int read_full_file(const char *path, char **ret, size_t *ret_size);
 int read_full_fd(int fd, char **ret, size_t *ret_size);
 /* Flushes f and reports any earlier write error as a negative errno. */
 int fflush_and_check(FILE *f);
-/* Creates path and its missing parents with the given mode; an existing directory is fine. */
-int mkdir_p(const char *path, mode_t mode);
-/* Creates the missing parent directories of path. */
-int mkdir_parents(const char *path, mode_t mode);
 /* Writes text (plus a newline if it lacks one) to path through a temporary file and rename(), replacing
  * any existing file; a reader sees either the old or the complete new content. */
 int write_string_file_atomic(const char *path, const char *text);
-/* Resolves path below root (symlinks stay inside root); from the first missing component on, the rest is
- * appended verbatim (systemd's CHASE_NONEXISTENT). Returns 0 and the resolved path including the root
- * prefix in *ret, or a negative errno. */
-int chase_below_root(const char *path, const char *root, char **ret);
+/* Writes all of data, retrying short writes and EINTR; returns 0 or a negative errno. */
+int write_all(int fd, const void *data, size_t size);
+/* Removes path and, if it is a directory, everything below it (up to 32 levels), without following
+ * symlinks; errors are ignored. Async-signal-safe: the builder's signal handler uses it. */
+void rm_rf(const char *path);
 /* Finds name in $PATH (or takes it as is if it contains '/'); returns 0 with the full path, or -ENOENT. */
 int find_executable(const char *name, char **ret);
