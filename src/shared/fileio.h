@@ -15,6 +15,14 @@ int read_full_file(const char *path, char **ret, size_t *ret_size);
 int read_full_fd(int fd, char **ret, size_t *ret_size);
 /* Flushes f and reports any earlier write error as a negative errno. */
 int fflush_and_check(FILE *f);
+/* The three atomic writers differ on purpose and are not merged:
+ * - write_string_file_atomic() (here): small text, replaces an existing file (rename()); the
+ *   temporary file has a name while it is written, fine for data that is not secret.
+ * - unit_file_open()/unit_file_commit() (unit-file.c): link semantics, an existing unit is never
+ *   replaced but reported as -EEXIST, which is how generators detect conflicts.
+ * - output_file_open()/output_file_commit() (src/foyer/commit.c): O_TMPFILE + linkat() and fsync, so
+ *   that the image, which may carry key files, never has a name before it is complete and durable,
+ *   and a SIGKILLed build leaves nothing behind. */
 /* Writes text (plus a newline if it lacks one) to path through a temporary file and rename(), replacing
  * any existing file; a reader sees either the old or the complete new content. */
 int write_string_file_atomic(const char *path, const char *text);
