@@ -19,13 +19,13 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/sysmacros.h>
-#include <sys/wait.h>
 
 #include "cmdline.h"
 #include "fileio.h"
 #include "gpt-auto.h"
 #include "log.h"
 #include "macro.h"
+#include "process-util.h"
 #include "strv.h"
 
 #define GPT_AUTO_ROOT "/dev/gpt-auto-root"
@@ -264,24 +264,17 @@ static unsigned long mount_flags_of(const char *path, bool *ret_ro) {
 
 static int run_growfs(const char *where) {
         const char *exe = ROOTLIBEXECDIR "/systemd-growfs";
-        int status;
-        pid_t pid;
+        int status, r;
 
         if (access(exe, X_OK) < 0) {
                 log_warning_errno(errno, "The root partition asks to be grown, but %s is missing: %m", exe);
                 return 0;
         }
-        pid = fork();
-        if (pid < 0)
-                return log_error_errno(errno, "Failed to fork: %m");
-        if (pid == 0) {
-                execl(exe, exe, where, (char *) NULL);
-                _exit(EXIT_FAILURE);
-        }
-        if (waitpid(pid, &status, 0) < 0)
-                return log_error_errno(errno, "Failed to wait for %s: %m", exe);
+        r = spawn_and_wait(exe, (char **) (const char *[]) { exe, where, NULL }, NULL, &status);
+        if (r < 0)
+                log_debug_errno(r, "Failed to run %s: %m", exe);
         /* Not growing leaves a working, if small, file system: no reason to fail the boot. */
-        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        if (r < 0 || !wait_status_ok(status))
                 log_warning("%s %s failed, the file system keeps its size.", exe, where);
         else
                 log_info("Grew the file system on %s to its partition (GPT grow-fs flag).", where);

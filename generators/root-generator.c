@@ -7,13 +7,13 @@
 
 #include <arpa/inet.h>
 #include <ctype.h>
-#include <sys/wait.h>
 
 #include "cmdline.h"
 #include "devspec.h"
 #include "generator.h"
 #include "mount-options.h"
 #include "parse-util.h"
+#include "process-util.h"
 #include "root-generator.h"
 #include "strv.h"
 #include "unit-name.h"
@@ -382,23 +382,17 @@ finish:
 static int systemctl(const char *const *args) {
         const char *exe = secure_getenv("FOYER_SYSTEMCTL") ?: "systemctl";
         const char *argv[8] = { exe };
-        int status;
-        pid_t pid;
+        int status, r;
 
         for (size_t i = 0; args[i] && i + 2 < ELEMENTSOF(argv); i++)
                 argv[i + 1] = args[i];
 
-        pid = fork();
-        if (pid < 0)
-                return log_error_errno(errno, "Failed to fork: %m");
-        if (pid == 0) {
-                execvp(exe, (char **) argv);
-                log_error_errno(errno, "Failed to execute %s: %m", exe);
-                _exit(EXIT_FAILURE);
+        r = spawn_and_wait(exe, (char **) argv, &(SpawnOptions) { .search_path = true }, &status);
+        if (r < 0) {
+                log_error_errno(r, "Failed to execute %s: %m", exe);
+                status = -1;    /* as when a forked child failed to exec: the call failed */
         }
-        if (waitpid(pid, &status, 0) < 0)
-                return log_error_errno(errno, "Failed to wait for %s: %m", exe);
-        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        if (r < 0 || !wait_status_ok(status))
                 return log_error_errno(SYNTHETIC_ERRNO(EPROTO), "%s %s failed.", exe, args[0]);
         return 0;
 }

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
+#include <inttypes.h>
+
 #include "explain.h"
 #include "fileio.h"
 #include "macro.h"
@@ -46,6 +48,21 @@ int explain_missing_device(FILE *f, const MissingDevice *m, const BlockDevice *d
                 fprintf(f, "  If the device is listed under other identifiers, correct %.*s= on the kernel command line;\n"
                            "  if it is not listed, its disk or driver is missing (foyer build --add-module MODULE).\n",
                         (int) strcspn(m->given, "="), m->given);
+        print_details(f, m->unit);
+        return fflush_and_check(f);
+}
+
+int explain_late_device(FILE *f, const MissingDevice *m, uint64_t appeared_usec, const char *timeout) {
+        fprintf(f, "The %s device appeared too late: %s (%s)\n", m->role, m->given, m->source);
+        fprintf(f, "  Waited for: %s", m->path);
+        if (!isempty(timeout))
+                fprintf(f, " for %s", timeout);
+        if (appeared_usec > 0)
+                fprintf(f, "; it came %" PRIu64 ".%01" PRIu64 " s after the kernel started",
+                        appeared_usec / 1000000, appeared_usec / 100000 % 10);
+        fprintf(f, ".\n"
+                   "  The boot gave up on it before it came. Allow more time with rd.timeout=SECONDS on the\n"
+                   "  kernel command line (or x-systemd.device-timeout= in fstab), or see what delayed it.\n");
         print_details(f, m->unit);
         return fflush_and_check(f);
 }

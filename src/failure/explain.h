@@ -3,6 +3,7 @@
 
 /* The console messages of foyer-explain: one block per failure, each naming what to look at next. */
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "blockdev.h"
@@ -21,6 +22,13 @@ typedef struct MissingDevice {
 /* Writes the "device did not appear" block (or "disappeared", with m->vanished): the spec as given, the
  * path waited for, and each device in devs (n of them) with its identifiers. Returns 0 or the negative errno of a failed write. */
 int explain_missing_device(FILE *f, const MissingDevice *m, const BlockDevice *devs, size_t n);
+
+/* Writes the block for a device that is there now but came after the wait for it had ended (a slow
+ * disk or driver, or a passphrase typed late): nothing failed, so without this block the emergency
+ * shell would come with no word. appeared_usec is when its device unit became active (µs since
+ * boot; 0 if unknown) and timeout the wait as systemd prints it ("1min 30s"; NULL if unknown).
+ * Returns 0 or the negative errno of a failed write. */
+int explain_late_device(FILE *f, const MissingDevice *m, uint64_t appeared_usec, const char *timeout);
 
 /* Writes the block for one failed unit of the given kind; result (e.g. "exit-code") and what (the
  * device of a mount, of a file system check or of an unlock) may be NULL; log (may be NULL or empty)

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 #include <fcntl.h>
-#include <sys/wait.h>
 
 #include "failed-units.h"
 #include "fileio.h"
+#include "process-util.h"
 #include "strv.h"
 #include "unit-name.h"
 
@@ -62,25 +62,18 @@ int run_capture(char *const argv[], char **ret) {
         _cleanup_fclose_ FILE *f = NULL;
         _cleanup_free_ char *buf = NULL;
         size_t size = 0;
-        int pipefd[2], status, r = 0;
+        int pipefd[2], status, r = 0, k;
         pid_t pid;
 
         if (pipe2(pipefd, O_CLOEXEC) < 0)
                 return negative_errno();
-        pid = fork();
-        if (pid < 0) {
-                r = negative_errno();
-                close(pipefd[0]);
-                close(pipefd[1]);
-                return r;
-        }
-        if (pid == 0) {
-                if (dup2(pipefd[1], STDOUT_FILENO) < 0)
-                        _exit(127);
-                execvp(argv[0], argv);
-                _exit(127);
-        }
+        r = spawn_process(argv[0], argv, &(SpawnOptions) { .search_path = true, .stdout_fd = pipefd[1] }, &pid);
         close(pipefd[1]);
+        if (r < 0) {
+                close(pipefd[0]);
+                /* As before, when a forked child failed to exec: the command did not succeed. */
+                return -EPROTO;
+        }
 
         f = fdopen(pipefd[0], "r");
         if (!f) {
@@ -101,12 +94,12 @@ int run_capture(char *const argv[], char **ret) {
                 }
         }
         /* Always reap the child, even if reading failed. */
-        while (waitpid(pid, &status, 0) < 0)
-                if (errno != EINTR)
-                        return r < 0 ? r : negative_errno();
+        k = wait_process(pid, &status);
         if (r < 0)
                 return r;
-        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        if (k < 0)
+                return k;
+        if (!wait_status_ok(status))
                 return -EPROTO;
         *ret = TAKE_PTR(buf);
         return 0;

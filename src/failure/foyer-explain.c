@@ -8,6 +8,7 @@
 #include "devspec.h"
 #include "explain.h"
 #include "log.h"
+#include "parse-util.h"
 #include "strv.h"
 #include "unit-name.h"
 
@@ -25,6 +26,8 @@ static const Target targets[] = {
 
 /* What one run has found out; the device list is made only when a device is missing. */
 typedef struct Context {
+        char **failed_units;    /* systemctl's list, without foyer-failure-report.service */
+        bool failed_units_known;
         BlockDevice *devices;
         size_t n_devices;
         bool devices_listed;
@@ -96,6 +99,36 @@ static char *device_vanished(const char *path) {
         return TAKE_PTR(unit);
 }
 
+/* A device that is present while nothing failed and its mount never ran: the wait for it ran out
+ * before it came (a device timeout fails only jobs, no unit). Says so, with when it came. */
+static int explain_if_late(Context *c, const Target *t, const char *given, const char *source, const char *path) {
+        _cleanup_free_ char *state = NULL, *unit = NULL, *since = NULL, *timeout = NULL;
+        uint64_t appeared = 0;
+        int r;
+
+        if (!c->failed_units_known || !strv_isempty(c->failed_units))
+                return 0;
+        if (unit_get_property(t->mount_unit, "ActiveState", &state) < 0 || streq(state, "active") ||
+            streq(state, "activating"))
+                return 0;
+        if (unit_name_from_path(path, ".device", &unit) >= 0) {
+                if (unit_get_property(unit, "ActiveEnterTimestampMonotonic", &since) >= 0 && since)
+                        (void) safe_atou64(since, &appeared);
+                (void) unit_get_property(unit, "JobRunningTimeoutUSec", &timeout);
+                if (timeout && (streq(timeout, "infinity") || streq(timeout, "0"))) {
+                        free(timeout);
+                        timeout = NULL;
+                }
+        }
+        r = explain_late_device(stdout, &(MissingDevice) { .role = t->role, .given = given, .source = source,
+                                                           .path = path, .unit = t->mount_unit },
+                                appeared, timeout);
+        if (r < 0)
+                return log_error_errno(r, "Failed to write the message: %m");
+        c->n_explained++;
+        return 0;
+}
+
 static int explain_missing_devices(Context *c) {
         int r;
 
@@ -108,6 +141,9 @@ static int explain_missing_devices(Context *c) {
                         continue;
                 if (access(path, F_OK) >= 0) {
                         log_debug("The %s device %s is present.", targets[i].role, path);
+                        r = explain_if_late(c, &targets[i], given, source, path);
+                        if (r < 0)
+                                return r;
                         continue;
                 }
                 vanished = device_vanished(path);
@@ -141,7 +177,8 @@ static int fsck_unit_device(const char *unit, char **ret) {
         return *ret ? 0 : -ENOMEM;
 }
 
-static int explain_failed_units(Context *c) {
+/* The failed units, once: both the late-device check and the per-unit blocks need them. */
+static int list_failed_units(Context *c) {
         _cleanup_strv_free_ char **units = NULL;
         int r;
 
@@ -149,15 +186,22 @@ static int explain_failed_units(Context *c) {
         if (r < 0)
                 return log_warning_errno(r, "Failed to list the failed units (systemctl list-units --failed): %s",
                                          r == -EPROTO ? "systemctl exited with an error" : strerror(-r));
+        STRV_FOREACH(u, units)
+                /* This unit fails only if the report itself could not be written. */
+                if (!streq(*u, "foyer-failure-report.service") && strv_extend(&c->failed_units, *u) < 0)
+                        return log_oom();
+        c->failed_units_known = true;
+        return 0;
+}
 
-        for (char **u = units; *u; u++) {
+static int explain_failed_units(Context *c) {
+        int r;
+
+        STRV_FOREACH(u, c->failed_units) {
                 FailureKind kind = failure_kind_from_unit(*u);
                 _cleanup_free_ char *result = NULL, *what = NULL;
                 _cleanup_strv_free_ char **log = NULL;
 
-                /* This unit fails only if the report itself could not be written. */
-                if (streq(*u, "foyer-failure-report.service"))
-                        continue;
                 (void) unit_get_property(*u, "Result", &result);
                 if (kind == FAILURE_MOUNT)
                         (void) unit_get_property(*u, "What", &what);
@@ -186,7 +230,7 @@ static int explain_failed_units(Context *c) {
 
 int main(int argc, char *argv[]) {
         Context c = {};
-        int r;
+        int r, r2;
 
         log_set_target(LOG_TARGET_CONSOLE);
         log_parse_environment();
@@ -196,12 +240,17 @@ int main(int argc, char *argv[]) {
                 return EXIT_FAILURE;
         }
 
-        r = explain_missing_devices(&c);
+        /* Without the list of failed units the missing devices are still worth a word. */
+        r = list_failed_units(&c);
+        r2 = explain_missing_devices(&c);
+        if (r2 >= 0 && c.failed_units_known)
+                r2 = explain_failed_units(&c);
         if (r >= 0)
-                r = explain_failed_units(&c);
+                r = r2;
         if (c.n_explained == 0)
                 log_debug("No missing device and no failed unit found.");
 
         block_devices_free(c.devices, c.n_devices);
+        strv_free(c.failed_units);
         return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* Durable, atomic publication of the image: written to an unnamed O_TMPFILE file in the output
+/* Durable, atomic publication of the image (why this is not write_string_file_atomic() or the unit
+ * writer: see src/shared/fileio.h): written to an unnamed O_TMPFILE file in the output
  * directory and given its name only when complete, so a failed build never leaves a truncated
  * initrd where a bootloader would load it, and a killed one (even by SIGKILL) leaves nothing: the
  * kernel frees an unnamed file with its last fd. Where the file system has no O_TMPFILE, a named

@@ -11,6 +11,7 @@
 #include <zstd_errors.h>
 
 #include "compress.h"
+#include "fileio.h"
 #include "log.h"
 
 /* The kernel unpacks lz4 initrds only in the legacy format (what "lz4 -l" writes): a magic,
@@ -51,23 +52,6 @@ Compression compression_from_string(const char *s) {
                 if (streq(s, compression_table[c]))
                         return c;
         return _COMPRESSION_INVALID;
-}
-
-static int write_all(int fd, const void *data, size_t size) {
-        const uint8_t *p = data;
-
-        while (size > 0) {
-                ssize_t n = write(fd, p, size);
-
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return negative_errno();
-                }
-                p += n;
-                size -= n;
-        }
-        return 0;
 }
 
 static long nproc(void) {

@@ -1,14 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 #include <fcntl.h>
-#include <ftw.h>
 #include <libkmod.h>
-#include <spawn.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 
 #include "log.h"
 #include "modules.h"
+#include "process-util.h"
 #include "util.h"
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct kmod_ctx *, kmod_unref);
@@ -149,41 +147,29 @@ static int add_by_name(ModuleState *s, struct kmod_ctx *ctx, const char *name, b
         return add_module_list(s, list, required ? "requested" : "default set");
 }
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
-        (void) remove(path);
-        return 0;
-}
-
 /* slot: the cleanup slot of base; the signal handler stops depmod before it removes base. */
 static int run_depmod(const char *base, const char *kver, int slot) {
-        extern char **environ;
         const char *argv[] = { "depmod", "-b", base, kver, NULL };
-        posix_spawn_file_actions_t fa;
+        /* depmod's messages about our partial tree are noise; keep its stderr only with -v. */
+        SpawnOptions o = { .stderr_to_null = log_get_max_level() < LOG_DEBUG };
         pid_t pid;
         int status, r;
-
-        posix_spawn_file_actions_init(&fa);
-        /* depmod's messages about our partial tree are noise; keep its stderr only with -v. */
-        if (log_get_max_level() < LOG_DEBUG)
-                posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
 
         FOREACH_STRING(p, "/usr/sbin/depmod", "/sbin/depmod", "/usr/bin/depmod") {
                 if (access(p, X_OK) < 0)
                         continue;
-                r = posix_spawn(&pid, p, &fa, NULL, (char **) argv, environ);
-                posix_spawn_file_actions_destroy(&fa);
-                if (r != 0)
+                r = spawn_process(p, (char **) argv, &o, &pid);
+                if (r < 0)
                         return log_error_errno(r, "Failed to run %s: %m", p);
                 cleanup_set_child(slot, pid);
-                r = waitpid(pid, &status, 0) < 0 ? -errno : 0;
+                r = wait_process(pid, &status);
                 cleanup_set_child(slot, 0);
                 if (r < 0)
                         return log_error_errno(r, "Failed to wait for depmod: %m");
-                if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+                if (!wait_status_ok(status))
                         return log_error_errno(SYNTHETIC_ERRNO(EIO), "depmod -b %s %s failed.", base, kver);
                 return 0;
         }
-        posix_spawn_file_actions_destroy(&fa);
         return log_error_errno(SYNTHETIC_ERRNO(ENOENT), "depmod not found (package kmod).");
 }
 
@@ -295,7 +281,7 @@ static int regenerate_index(ModuleState *s) {
         r = 0;
 
 finish:
-        (void) nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+        rm_rf(tmp);
         cleanup_unregister(slot);
         return r;
 }

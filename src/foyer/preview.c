@@ -3,10 +3,8 @@
 #include <assert.h>
 #include <dirent.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <getopt.h>
 #include <limits.h>
-#include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -14,6 +12,7 @@
 #include "foyer-config.h"
 #include "log.h"
 #include "preview.h"
+#include "process-util.h"
 #include "util.h"
 
 /* The generators' three output directories, as PID 1 passes them, below the temporary root. */
@@ -45,16 +44,11 @@ static void help_preview(void) {
                program_invocation_short_name);
 }
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
-        (void) remove(path);
-        return 0;
-}
-
 /* Removes the temporary tree on every return of verb_preview(), errors included. */
 static void rm_rf_freep(char **p) {
         if (!*p)
                 return;
-        (void) nftw(*p, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+        rm_rf(*p);
         free(*p);
 }
 
@@ -74,7 +68,6 @@ static int make_tree(char **ret) {
                 free(TAKE_PTR(root));   /* nothing to remove */
                 return r;
         }
-        /* Not mkdir_p() from src/shared: its fileio.c clashes with util.c's read_full_file(). */
         FOREACH_STRING(sub, "/run", "/run/systemd", output_dirs[0], output_dirs[1], output_dirs[2]) {
                 _cleanup_free_ char *d = strjoin(root, sub);
 
@@ -180,12 +173,9 @@ static int list_generators(const char *dir, char ***ret) {
 /* Runs one generator as PID 1 does, with the three directories; its stdout joins our stderr so
  * that stdout only carries the units. */
 static int run_generator(const char *path, const char *root) {
-        extern char **environ;
         _cleanup_free_ char *normal = strjoin(root, output_dirs[0]), *early = strjoin(root, output_dirs[1]),
                             *late = strjoin(root, output_dirs[2]);
         const char *argv[] = { path, normal, early, late, NULL };
-        posix_spawn_file_actions_t fa;
-        pid_t pid;
         int status, r;
 
         assert(path);
@@ -195,14 +185,9 @@ static int run_generator(const char *path, const char *root) {
                 return log_oom();
 
         log_debug("Running %s.", path);
-        posix_spawn_file_actions_init(&fa);
-        posix_spawn_file_actions_adddup2(&fa, STDERR_FILENO, STDOUT_FILENO);
-        r = posix_spawn(&pid, path, &fa, NULL, (char **) argv, environ);
-        posix_spawn_file_actions_destroy(&fa);
-        if (r != 0)
+        r = spawn_and_wait(path, (char **) argv, &(SpawnOptions) { .stdout_fd = STDERR_FILENO }, &status);
+        if (r < 0)
                 return log_error_errno(r, "Failed to run %s: %m", path);
-        if (waitpid(pid, &status, 0) < 0)
-                return log_error_errno(errno, "Failed to wait for %s: %m", path);
         if (WIFSIGNALED(status))
                 return log_error_errno(SYNTHETIC_ERRNO(EPROTO), "%s was killed by signal %d.",
                                        path_basename(path), WTERMSIG(status));

@@ -3,16 +3,15 @@
 #include <assert.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <spawn.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 
 #include "build.h"
 #include "commit.h"
 #include "log.h"
 #include "pe.h"
 #include "probe.h"
+#include "process-util.h"
 #include "uki.h"
 #include "util.h"
 
@@ -249,29 +248,12 @@ static int read_initrd(const char *path, Blob *ret, bool *ret_secret) {
         return 0;
 }
 
-static int write_all(int fd, const uint8_t *p, size_t n, const char *path) {
-        while (n > 0) {
-                ssize_t k = write(fd, p, MIN(n, (size_t) 1 << 30));
-
-                if (k < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return log_error_errno(errno, "Failed to write %s: %m", path);
-                }
-                p += k;
-                n -= k;
-        }
-        return 0;
-}
-
 /* sbsign takes file names; it gets /proc/self/fd/N names of inherited copies of our fds, so that
  * neither the unsigned UKI nor the signed one ever needs a name on a file system (sbsign opens its
  * output with O_TRUNC, which reopens the same file). */
 static int run_sbsign(const UkiArgs *u, int in_fd, int out_fd) {
-        extern char **environ;
         _cleanup_close_ int in_copy = -EBADF, out_copy = -EBADF;
         char in[64], out[64];
-        pid_t pid;
         int status, r;
 
         /* dup() gives copies without O_CLOEXEC, which the child inherits. */
@@ -283,14 +265,12 @@ static int run_sbsign(const UkiArgs *u, int in_fd, int out_fd) {
         snprintf(out, sizeof(out), "/proc/self/fd/%i", out_copy);
 
         const char *argv[] = { "sbsign", "--key", u->sign_key, "--cert", u->sign_cert, "--output", out, in, NULL };
-        r = posix_spawnp(&pid, "sbsign", NULL, NULL, (char **) argv, environ);
-        if (r == ENOENT)
+        r = spawn_and_wait("sbsign", (char **) argv, &(SpawnOptions) { .search_path = true }, &status);
+        if (r == -ENOENT)
                 return log_error_errno(r, "sbsign not found (package sbsigntool).");
-        if (r != 0)
+        if (r < 0)
                 return log_error_errno(r, "Failed to run sbsign: %m");
-        if (waitpid(pid, &status, 0) < 0)
-                return log_error_errno(errno, "Failed to wait for sbsign: %m");
-        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        if (!wait_status_ok(status))
                 return log_error_errno(SYNTHETIC_ERRNO(EIO), "sbsign --key %s --cert %s failed.", u->sign_key,
                                        u->sign_cert);
         return 0;
@@ -313,12 +293,17 @@ static int write_uki(const UkiArgs *u, const uint8_t *data, size_t size, mode_t 
                         r = log_error_errno(errno, "Failed to create a memory file for the unsigned UKI: %m");
                         goto finish;
                 }
-                r = write_all(unsigned_fd, data, size, "the unsigned UKI");
-                if (r < 0)
+                r = write_all(unsigned_fd, data, size);
+                if (r < 0) {
+                        log_error_errno(r, "Failed to write the unsigned UKI: %m");
                         goto finish;
+                }
                 r = run_sbsign(u, unsigned_fd, out.fd);
-        } else
-                r = write_all(out.fd, data, size, u->output);
+        } else {
+                r = write_all(out.fd, data, size);
+                if (r < 0)
+                        log_error_errno(r, "Failed to write %s: %m", u->output);
+        }
         if (r < 0)
                 goto finish;
         r = output_file_commit(&out, mode);

@@ -9,39 +9,13 @@
 #include <sys/types.h>
 
 #include "macro.h"
-#include "strv.h" /* strv_length(), strv_extend(), strv_consume(), strv_contains(), strjoin() */
+#include "fileio.h" /* read_full_file(), read_full_fd(), mkdir_p(), ... */
+#include "path-util.h" /* path_in_root(), path_merge_usr(), ... */
+#include "strv.h" /* strv_length(), strv_extend(), strv_consume(), strv_contains(), strjoin(), strv_split() */
 
 #define FOREACH_STRING(x, ...)                                                       \
         for (const char *const *_foreach_l = (const char *const[]) { __VA_ARGS__, NULL }, *x; \
              (x = *_foreach_l); _foreach_l++)
-
-/* Splits on any of the separator characters, dropping empty words. */
-int strv_split(const char *s, const char *separators, char ***ret);
-void strv_sort(char **l);
-
-/* Joins root and an absolute path; root may be NULL or "/" for the host. Only for messages and
- * for paths that are not looked up: a lookup goes through path_in_root(). */
-char *path_prefix_root(const char *root, const char *path);
-/* Resolves path inside root (NULL or "/" for the host) as the kernel would after chroot(root): all
- * symlinks, intermediate and final, absolute and relative, and "..", stay inside root. With
- * nofollow, a final symlink is not followed. Returns 0 and the host path of the object (with no
- * symlink below root) in *ret, or a negative errno as open() would (-ENOENT, -ENOTDIR, -ELOOP, ...;
- * -ENOSYS before Linux 5.6). */
-int path_in_root(const char *root, const char *path, bool nofollow, char **ret);
-/* Makes an absolute path canonical without touching the file system: collapses "//", drops "."
- * and resolves ".." lexically. Returns a new string or NULL on OOM. */
-char *path_simplify_abs(const char *path);
-/* Maps the legacy top-level directories onto merged /usr (/bin → /usr/bin, /lib → /usr/lib, ...)
- * and simplifies. Returns a new string or NULL on OOM. */
-char *path_merge_usr(const char *path);
-/* Returns a new string with the directory part of path ("/" for top-level entries). */
-char *path_dirname(const char *path);
-const char *path_basename(const char *path);
-
-/* Reads a whole file into a NUL-terminated buffer. */
-int read_full_file(const char *path, char **ret, size_t *ret_size);
-/* The same from an open file, from its current offset on. */
-int read_full_fd(int fd, char **ret, size_t *ret_size);
 
 /* Lists the regular files (or symlinks) named *suffix in dir, sorted; a missing dir yields an empty
  * list. */

@@ -6,20 +6,30 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-/* Reads a whole file into a new NUL-terminated buffer (*ret_size excludes the NUL; may be NULL). */
+#include "path-util.h" /* mkdir_p(), mkdir_parents(), chase_below_root() */
+
+/* Reads a whole file into a new NUL-terminated buffer (*ret_size excludes the NUL; may be NULL). The
+ * buffer may hold NUL bytes of its own: binary callers use *ret_size, text callers the string. */
 int read_full_file(const char *path, char **ret, size_t *ret_size);
+/* The same from an open file, from its current offset on. */
+int read_full_fd(int fd, char **ret, size_t *ret_size);
 /* Flushes f and reports any earlier write error as a negative errno. */
 int fflush_and_check(FILE *f);
-/* Creates path and its missing parents with the given mode; an existing directory is fine. */
-int mkdir_p(const char *path, mode_t mode);
-/* Creates the missing parent directories of path. */
-int mkdir_parents(const char *path, mode_t mode);
+/* The three atomic writers differ on purpose and are not merged:
+ * - write_string_file_atomic() (here): small text, replaces an existing file (rename()); the
+ *   temporary file has a name while it is written, fine for data that is not secret.
+ * - unit_file_open()/unit_file_commit() (unit-file.c): link semantics, an existing unit is never
+ *   replaced but reported as -EEXIST, which is how generators detect conflicts.
+ * - output_file_open()/output_file_commit() (src/foyer/commit.c): O_TMPFILE + linkat() and fsync, so
+ *   that the image, which may carry key files, never has a name before it is complete and durable,
+ *   and a SIGKILLed build leaves nothing behind. */
 /* Writes text (plus a newline if it lacks one) to path through a temporary file and rename(), replacing
  * any existing file; a reader sees either the old or the complete new content. */
 int write_string_file_atomic(const char *path, const char *text);
-/* Resolves path below root (symlinks stay inside root); from the first missing component on, the rest is
- * appended verbatim (systemd's CHASE_NONEXISTENT). Returns 0 and the resolved path including the root
- * prefix in *ret, or a negative errno. */
-int chase_below_root(const char *path, const char *root, char **ret);
+/* Writes all of data, retrying short writes and EINTR; returns 0 or a negative errno. */
+int write_all(int fd, const void *data, size_t size);
+/* Removes path and, if it is a directory, everything below it (up to 32 levels), without following
+ * symlinks; errors are ignored. Async-signal-safe: the builder's signal handler uses it. */
+void rm_rf(const char *path);
 /* Finds name in $PATH (or takes it as is if it contains '/'); returns 0 with the full path, or -ENOENT. */
 int find_executable(const char *name, char **ret);

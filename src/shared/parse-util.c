@@ -46,6 +46,22 @@ int safe_atou(const char *s, unsigned *ret) {
         return 0;
 }
 
+int safe_atou64(const char *s, uint64_t *ret) {
+        unsigned long long l;
+        char *e;
+
+        if (isempty(s) || !isdigit((unsigned char) s[0]))
+                return -EINVAL;
+        errno = 0;
+        l = strtoull(s, &e, 10);
+        if (*e)
+                return -EINVAL;
+        if (errno == ERANGE || l > UINT64_MAX)
+                return -ERANGE;
+        *ret = (uint64_t) l;
+        return 0;
+}
+
 static const struct {
         const char *suffix;
         usec_t usec;

@@ -21,3 +21,5 @@ int parse_sec_fix_0(const char *t, usec_t *ret);
 char *format_timespan(char *buf, size_t l, usec_t t);
 /* Parses a non-negative decimal integer that fits in unsigned; returns 0 or -EINVAL/-ERANGE. */
 int safe_atou(const char *s, unsigned *ret);
+/* The same for a 64-bit value (timestamps in µs). */
+int safe_atou64(const char *s, uint64_t *ret);

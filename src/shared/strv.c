@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 #include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "strv.h"
 
@@ -114,4 +116,37 @@ bool string_has_cc(const char *s) {
                 if ((unsigned char) *s < 0x20 || *s == 0x7f)
                         return true;
         return false;
+}
+
+int strv_split(const char *s, const char *separators, char ***ret) {
+        _cleanup_strv_free_ char **l = NULL;
+        int r;
+
+        l = calloc(1, sizeof(char *));
+        if (!l)
+                return -ENOMEM;
+
+        while (*s) {
+                size_t n;
+
+                s += strspn(s, separators);
+                n = strcspn(s, separators);
+                if (n == 0)
+                        break;
+                r = strv_consume(&l, strndup(s, n));
+                if (r < 0)
+                        return r;
+                s += n;
+        }
+
+        *ret = TAKE_PTR(l);
+        return 0;
+}
+
+static int cmp_str(const void *a, const void *b) {
+        return strcmp(*(char * const *) a, *(char * const *) b);
+}
+
+void strv_sort(char **l) {
+        qsort(l, strv_length(l), sizeof(char *), cmp_str);
 }

@@ -23,6 +23,10 @@ int strv_extend(char ***l, const char *s);
 int strv_consume(char ***l, char *s);
 /* Returns true if s is an element of l. */
 bool strv_contains(char * const *l, const char *s);
+/* Splits s on any of the separator characters, dropping empty words; an empty s gives an empty list. */
+int strv_split(const char *s, const char *separators, char ***ret);
+/* Sorts l in place by strcmp(). */
+void strv_sort(char **l);
 /* Joins l with sep into a new string, or NULL on OOM; an empty list gives "". */
 char *strv_join(char * const *l, const char *sep);
 

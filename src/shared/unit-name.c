@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 #include "macro.h"
+#include "path-util.h"
 #include "strv.h"
 #include "unit-name.h"
 
@@ -82,51 +83,6 @@ int unit_name_unescape(const char *f, char **ret) {
         *t = 0;
         *ret = TAKE_PTR(r);
         return 0;
-}
-
-char *path_simplify(char *path) {
-        char *f = path, *t = path;
-        bool absolute = *path == '/';
-
-        /* An empty path stays empty: there is no room for the "." a relative path reduces to. */
-        if (*path == 0)
-                return path;
-        if (absolute)
-                *(t++) = *(f++);
-        for (;;) {
-                size_t l;
-
-                f += strspn(f, "/");
-                if (*f == 0)
-                        break;
-                l = strcspn(f, "/");
-                if (l == 1 && f[0] == '.') {
-                        f++;
-                        continue;
-                }
-                if (t > path && t[-1] != '/')
-                        *(t++) = '/';
-                memmove(t, f, l);
-                t += l;
-                f += l;
-        }
-        if (t == path && !absolute)
-                *(t++) = '.';
-        *t = 0;
-        return path;
-}
-
-bool path_is_safe(const char *p) {
-        for (const char *s = p; *s;) {
-                size_t l;
-
-                s += strspn(s, "/");
-                l = strcspn(s, "/");
-                if (l == 2 && s[0] == '.' && s[1] == '.')
-                        return false;
-                s += l;
-        }
-        return true;
 }
 
 int unit_name_path_escape(const char *f, char **ret) {

@@ -6,6 +6,8 @@
 
 #include <stdbool.h>
 
+#include "path-util.h" /* path_simplify(), path_is_safe() */
+
 #define UNIT_NAME_MAX 256
 
 /* Escapes s like "systemd-escape" (no path logic): '/' becomes '-', a leading '.' and every byte outside
@@ -31,8 +33,3 @@ int unit_name_mangle(const char *name, const char *suffix, char **ret);
 char *specifier_escape(const char *s);
 /* C-escapes s as systemd's cescape(): \a\b\f\n\r\t\v \\ \" \' and octal \ooo for other control/8-bit bytes. */
 char *cescape(const char *s);
-/* Collapses "//", drops "." components and trailing slashes, in place; returns path. A relative path
- * of only "." components becomes "."; an empty one stays empty. */
-char *path_simplify(char *path);
-/* Whether path has no ".." component. */
-bool path_is_safe(const char *path);

@@ -226,6 +226,34 @@ TEST(explain_missing_device_vanished) {
                      "  Details: journalctl -b -u sysroot.mount; systemctl status sysroot.mount\n");
 }
 
+static void write_late(FILE *f) {
+        MissingDevice m = {
+                .role = "root", .given = "root=UUID=" FS_UUID, .source = "kernel command line",
+                .path = "/dev/disk/by-uuid/" FS_UUID, .unit = "sysroot.mount",
+        };
+
+        ASSERT_OK(explain_late_device(f, &m, 93456789, "1min 30s"));
+        ASSERT_OK(explain_late_device(f, &m, 0, NULL));
+}
+
+/* A device that came after its wait ran out (a passphrase typed late under a slow machine): nothing
+ * failed, so this block is the only word before the emergency shell. */
+TEST(explain_late_device) {
+        _cleanup_free_ char *text = memstream_text(write_late);
+
+        ASSERT_STREQ(text,
+                     "The root device appeared too late: root=UUID=" FS_UUID " (kernel command line)\n"
+                     "  Waited for: /dev/disk/by-uuid/" FS_UUID " for 1min 30s; it came 93.4 s after the kernel started.\n"
+                     "  The boot gave up on it before it came. Allow more time with rd.timeout=SECONDS on the\n"
+                     "  kernel command line (or x-systemd.device-timeout= in fstab), or see what delayed it.\n"
+                     "  Details: journalctl -b -u sysroot.mount; systemctl status sysroot.mount\n"
+                     "The root device appeared too late: root=UUID=" FS_UUID " (kernel command line)\n"
+                     "  Waited for: /dev/disk/by-uuid/" FS_UUID ".\n"
+                     "  The boot gave up on it before it came. Allow more time with rd.timeout=SECONDS on the\n"
+                     "  kernel command line (or x-systemd.device-timeout= in fstab), or see what delayed it.\n"
+                     "  Details: journalctl -b -u sysroot.mount; systemctl status sysroot.mount\n");
+}
+
 static void write_no_devices(FILE *f) {
         MissingDevice m = {
                 .role = "/usr", .given = "mount.usr=LABEL=usr", .source = "kernel command line",

@@ -19,7 +19,6 @@
  */
 #include <dirent.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <sys/stat.h>
 
@@ -167,13 +166,46 @@ static void check_tree(const char *dir, const char *outdir, unsigned level, bool
         closedir(d);
 }
 
-static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
-        return remove(path) < 0 ? -1 : 0;
+/* A generator must leave nothing that cannot be removed: rm_rf() ignores errors, so look again. */
+static void remove_tree(const char *path) {
+        struct stat st;
+
+        rm_rf(path);
+        if (lstat(path, &st) >= 0 || errno != ENOENT)
+                violation(path, "cannot remove");
 }
 
-static void rm_rf(const char *path) {
-        if (nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS) < 0)
-                violation(path, "cannot remove");
+/* The checks' own test (meson: fuzz-generators-plant-*, which must fail): $FUZZ_GENERATORS_PLANT
+ * plants one violation of each kind beside what the generators wrote, so a check that stopped
+ * catching it would show. */
+static void plant(const char *parent) {
+        const char *kind = getenv("FUZZ_GENERATORS_PLANT");
+        _cleanup_free_ char *p = NULL;
+        const char *text = NULL, *link = NULL;
+
+        if (!kind)
+                return;
+        if (streq(kind, "outside")) {
+                p = strjoin(parent, "/a/evil.service");
+                text = "[Unit]\n";
+        } else if (streq(kind, "newline")) {
+                p = strjoin(parent, "/" OUT "/normal/evil.service");
+                text = "[Service]\nExecStart=/bin/true\nbare line\n";
+        } else if (streq(kind, "control")) {
+                p = strjoin(parent, "/" OUT "/normal/evil.service");
+                text = "[Service]\nDescription=a\033b\n";
+        } else if (streq(kind, "backslash")) {
+                p = strjoin(parent, "/" OUT "/normal/evil.service");
+                text = "[Mount]\nOptions=ro\\\n";
+        } else if (streq(kind, "symlink")) {
+                p = strjoin(parent, "/" OUT "/normal/evil.service");
+                link = "../../../../etc/passwd";
+        } else
+                violation(kind, "unknown FUZZ_GENERATORS_PLANT");
+        if (!p)
+                abort();
+        if (link ? symlink(link, p) < 0 : write_string_file_atomic(p, text) < 0)
+                abort();
 }
 
 static void run_one(int i, const char *tmp) {
@@ -196,8 +228,9 @@ static void run_one(int i, const char *tmp) {
         argv[3] = late;
         argv[4] = NULL;
         (void) generators[i].main(4, argv);
+        plant(parent);
         check_tree(parent, outdir, 0, false);
-        rm_rf(parent);
+        remove_tree(parent);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -242,6 +275,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
         for (size_t i = 0; i < ELEMENTSOF(generators); i++)
                 run_one(i, tmp);
-        rm_rf(tmp);
+        remove_tree(tmp);
         return 0;
 }
