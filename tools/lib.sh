@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
+# shellcheck shell=bash
 # Shared by tools/demo and tools/test. Sourced, not run.
 
 topdir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

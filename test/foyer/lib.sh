@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
+# shellcheck shell=bash
 # Sourced by the builder tests, which all take FOYER GENERATOR-DIR UNIT-DIR:
 #   . "$(dirname "$0")/lib.sh" "$@"
 # Builds from the build tree (FOYER_GENERATOR_DIR, FOYER_UNIT_DIR), with no configuration files

@@ -5,6 +5,7 @@
 # two builds are byte-identical; configuration files apply; and each kind of bad input ends in
 # one clear error, a non-zero exit and nothing at the output path.
 # Usage: test-foyer-build.sh FOYER GENERATOR-DIR UNIT-DIR
+# shellcheck source=SCRIPTDIR/lib.sh
 . "$(dirname "$0")/lib.sh" "$@"
 require_generator
 require_kernel

@@ -6,6 +6,7 @@
 # /etc/cryptsetup-keys.d/ names them; an image holding one is written 0600 with a warning naming
 # them; bad input fails with one clear error and no output.
 # Usage: test-foyer-crypt.sh FOYER GENERATOR-DIR UNIT-DIR
+# shellcheck source=SCRIPTDIR/lib.sh
 . "$(dirname "$0")/lib.sh" "$@"
 require_generator
 require_kernel

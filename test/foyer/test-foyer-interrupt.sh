@@ -11,6 +11,7 @@
 #    and the previous UKI is byte-identical.
 # No hook in foyer exists for this: strace's syscall delay and a slow sbsign make it deterministic.
 # Usage: test-foyer-interrupt.sh FOYER GENERATOR-DIR UNIT-DIR STUB
+# shellcheck source=SCRIPTDIR/lib.sh
 . "$(dirname "$0")/lib.sh" "$1" "$2" "$3"
 stub=$4
 require_generator

@@ -6,6 +6,7 @@
 # /etc/foyer/no-shell, with which foyer-debug-generator turns rd.shell=1 and rd.break into the
 # emergency action; a bad NoShell= value fails the build naming the setting.
 # Usage: test-foyer-shell.sh FOYER GENERATOR-DIR UNIT-DIR
+# shellcheck source=SCRIPTDIR/lib.sh
 . "$(dirname "$0")/lib.sh" "$@"
 generator=$FOYER_GENERATOR_DIR/foyer-debug-generator
 require_generator foyer-debug-generator

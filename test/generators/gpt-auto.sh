@@ -36,6 +36,7 @@ generator=$(realpath "$2")
 casedir=$(realpath "$3")
 shift 3
 here=$(dirname "$(realpath "$0")")
+# shellcheck source=SCRIPTDIR/lib.sh
 source "$here/lib.sh"
 esp_uuid=c12a7328-0000-4000-8000-00000000e5f0
 

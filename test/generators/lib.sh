@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
+# shellcheck shell=bash
 # Shared by the golden, differential and regeneration scripts here; callers set $casedir.
 
 docs="$(dirname "${BASH_SOURCE[0]}")/../../docs/kernel-command-line.md"

@@ -14,6 +14,7 @@
 #     entry is refused with a log line naming the parameter or file, no file contains the injected
 #     text, and the rest is written.
 set -u
+# shellcheck source=SCRIPTDIR/lib.sh
 source "$(dirname "$(realpath "$0")")/lib.sh"
 begin_error_test "$1"
 root=$generator crypt=$(realpath "$2") debug=$(realpath "$3")

@@ -7,6 +7,7 @@
 # behind: an existing lvmlocal.conf stays as it was ("Duplicate entry"), no drop-in is written
 # without it, and an output directory that cannot be created fails cleanly.
 set -u
+# shellcheck source=SCRIPTDIR/lib.sh
 source "$(dirname "$(realpath "$0")")/lib.sh"
 begin_error_test "$1"
 

@@ -7,6 +7,7 @@
 # only if an x-initrd.mount or /usr entry exists runs "systemctl daemon-reload" and
 # "systemctl --no-block start initrd-fs.target swap.target" (a fake systemctl records the calls).
 set -u
+# shellcheck source=SCRIPTDIR/lib.sh
 source "$(dirname "$(realpath "$0")")/lib.sh"
 begin_error_test "$1"
 
