@@ -47,6 +47,7 @@ done
 mkdir "$tmp/root"
 (cd "$tmp/root" && cpio -idm --quiet <"$tmp/plain.img")
 for cmd in "cryptsetup --version" "dmsetup --version" "/usr/lib/systemd/systemd-cryptsetup --help"; do
+        # shellcheck disable=SC2086 # $cmd is a command and its arguments, split on purpose
         chroot "$tmp/root" $cmd >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "chroot: $cmd"; }
 done
 grep -q 'db_persist' "$tmp/root/usr/lib/udev/rules.d/11-foyer-dm-persist.rules" || fail "dm rule"
