@@ -72,4 +72,4 @@ if run "rd.luks.uuid=$U" "$tmp/file/out"; then
 fi
 
 ((fail == 0)) && echo "ok"
-exit $fail
+exit "$fail"

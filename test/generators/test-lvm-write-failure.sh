@@ -48,4 +48,4 @@ if [[ $rc != 0 || ! -s $tmp/b/foyer-lvm/lvmlocal.conf || ! -s $tmp/b/initrd-root
 fi
 
 ((fail == 0)) && echo "foyer-lvm-generator write failures: ok"
-exit $fail
+exit "$fail"

@@ -51,4 +51,4 @@ for args in "" "$tmp/c $tmp/c"; do
 done
 
 ((fail == 0)) && echo "ok"
-exit $fail
+exit "$fail"
