@@ -20,6 +20,7 @@
 # FOYER_VM_SMP (default 2), BENCH_CASES, FOYER_VM_SHARED_CACHE.
 set -euo pipefail
 topdir=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=SCRIPTDIR/../tools/lib.sh
 . "$topdir/tools/lib.sh"
 cd "$topdir"
 

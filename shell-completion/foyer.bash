@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
+# shellcheck shell=bash
 # bash completion for foyer(1): commands, the options of each, file names for paths, kernel
 # versions from /usr/lib/modules for --kver, the formats for --compress. Needs only bash itself,
 # not the bash-completion package. Keep the option lists in step with "foyer COMMAND --help"

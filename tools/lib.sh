@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
+# shellcheck shell=bash
 # Shared by tools/demo and tools/test. Sourced, not run.
 
 topdir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 # Installs the packages of tools/packages that are missing (apt-get, as root).
+# shellcheck disable=SC2120 # the extra package names are optional
 ensure_packages() {
         local missing=() p
         for p in $(sed 's/#.*//' "$topdir/tools/packages") "$@"; do
@@ -27,6 +29,7 @@ installed_kver() {
                 echo "$FOYER_KVER"
                 return
         fi
+        # shellcheck disable=SC2012 # kernel file names are plain: vmlinuz-VERSION
         ls /boot/vmlinuz-* 2>/dev/null | sed 's|.*/vmlinuz-||' | sort -V | tail -n1
 }
 

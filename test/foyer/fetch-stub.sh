@@ -41,7 +41,7 @@ if ! (cd "$apt/deb" && apt-get "${opts[@]}" download -qq "systemd-boot-efi/$suit
         exit 77
 fi
 dpkg-deb -x "$apt"/deb/systemd-boot-efi_*.deb "$dir/$suite.tmp"
-rm -rf "$dir/$suite"
+rm -rf "${dir:?}/${suite:?}"
 mv "$dir/$suite.tmp" "$dir/$suite"
 [[ -s $stub ]] || { echo "fetch-stub: the package has no $stub" >&2; exit 1; }
 echo "$stub"

@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
+# shellcheck shell=bash
 # Sourced by the builder tests, which all take FOYER GENERATOR-DIR UNIT-DIR:
 #   . "$(dirname "$0")/lib.sh" "$@"
 # Builds from the build tree (FOYER_GENERATOR_DIR, FOYER_UNIT_DIR), with no configuration files
 # and a fixed timestamp, so the images only depend on what a test asks for.
 set -eu
+# shellcheck disable=SC2034 # read by the tests that source this
 foyer=$1
 export FOYER_GENERATOR_DIR=$2 FOYER_UNIT_DIR=$3
 export FOYER_CONFIG_ROOT=/nonexistent SOURCE_DATE_EPOCH=1700000000
@@ -13,6 +15,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 skip() { echo "$*; skipping"; exit 77; }
 
 # Skips unless the named generator (or, without a name, any foyer generator) is built.
+# shellcheck disable=SC2120 # the generator name is optional
 require_generator() {
         if [ -n "${1:-}" ]; then
                 [ -x "$FOYER_GENERATOR_DIR/$1" ] || skip "$1 is not built in $FOYER_GENERATOR_DIR yet"

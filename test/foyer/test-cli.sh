@@ -4,6 +4,7 @@
 # usage errors that name the culprit and point to --help, the habits of the other tools accepted
 # (or refused with a reason), and foyer preview, the dry run of the boot's generators.
 # Usage: test-cli.sh FOYER GENERATOR-DIR UNIT-DIR
+# shellcheck source=SCRIPTDIR/lib.sh
 . "$(dirname "$0")/lib.sh" "$@"
 make_tmp test-cli
 prog=$(basename "$foyer")

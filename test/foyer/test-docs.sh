@@ -37,9 +37,9 @@ has_reply() {
 echo "== foyer(1) and the completion know every long option of every --help"
 . "$src/shell-completion/foyer.bash"
 for verb in "" build ls uki preview; do
-        opts=$(long_options $verb)
-        [ -n "$opts" ] || fail "foyer $verb --help prints no long options"
-        for o in $opts; do
+        verb_opts=$(long_options $verb)
+        [ -n "$verb_opts" ] || fail "foyer $verb --help prints no long options"
+        for o in $verb_opts; do
                 roff=${o//-/\\-}
                 grep -qF -- "$roff" "$src/docs/foyer.1" || fail "foyer.1 does not mention $o (foyer $verb --help)"
                 if [ -n "$verb" ]; then
@@ -47,7 +47,7 @@ for verb in "" build ls uki preview; do
                         has_reply "$o" || fail "completion of 'foyer $verb --' lacks $o"
                 fi
         done
-        echo "${verb:-foyer}: $(echo $opts)"
+        echo "${verb:-foyer}: ${verb_opts//$'\n'/ }"
 done
 grep -qF 'foyer preview' "$src/docs/foyer.1" || fail "foyer.1 does not describe foyer preview"
 
@@ -65,6 +65,7 @@ complete_words build --compress = l
 [ "${COMPREPLY[*]}" = lz4 ] || fail "'foyer build --compress=l': ${COMPREPLY[*]}"
 complete_words preview --c
 [ "${COMPREPLY[*]}" = "--cmdline --crypttab" ] || fail "'foyer preview --c': ${COMPREPLY[*]}"
+# shellcheck disable=SC2012 # kernel version directories have plain names
 kernels=$(ls /usr/lib/modules 2>/dev/null | sort | xargs)
 complete_words build --kver ""
 [ "$(printf '%s\n' "${COMPREPLY[@]}" | sort | xargs)" = "$kernels" ] ||

@@ -5,6 +5,7 @@
 # two builds are byte-identical; configuration files apply; and each kind of bad input ends in
 # one clear error, a non-zero exit and nothing at the output path.
 # Usage: test-foyer-build.sh FOYER GENERATOR-DIR UNIT-DIR
+# shellcheck source=SCRIPTDIR/lib.sh
 . "$(dirname "$0")/lib.sh" "$@"
 require_generator
 require_kernel
@@ -14,7 +15,7 @@ echo "== build for $kver"
 "$foyer" build --kver "$kver" -o "$tmp/a.img" --cmdline "rd.foyer.test=1 quiet"
 [ -s "$tmp/a.img" ] || fail "no image"
 [ "$(stat -c %a "$tmp/a.img")" = 644 ] || fail "image mode $(stat -c %a "$tmp/a.img")"
-ls -A "$tmp" | grep -q '^\.#' && fail "temporary file left behind"
+compgen -G "$tmp/.#*" >/dev/null && fail "temporary file left behind"
 
 echo "== unpack and chroot"
 mkdir "$tmp/root"
@@ -22,6 +23,7 @@ mkdir "$tmp/root"
 for cmd in "systemctl --version" "udevadm --version" "journalctl --version" \
            "modprobe -S $kver -n -v virtio_blk" "sh -c true" "mount --version" "blkid -V" \
            "kmod --version" "sulogin --help" "e2fsck -V"; do
+        # shellcheck disable=SC2086 # $cmd is a command and its arguments, split on purpose
         chroot "$tmp/root" $cmd >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "chroot: $cmd"; }
 done
 chroot "$tmp/root" modprobe -S "$kver" -n -v virtio_blk | grep -q 'virtio_blk\.ko' || fail "modprobe virtio_blk"
@@ -48,7 +50,7 @@ while read -r l; do
         t=$(readlink "$l")
         case $t in /run/*) continue ;; esac
         case $t in /*) p="$tmp/root$t" ;; *) p="$(dirname "$l")/$t" ;; esac
-        [ -e "$p" ] || [ -L "$p" ] || fail "dangling symlink ${l#$tmp/root} -> $t"
+        [ -e "$p" ] || [ -L "$p" ] || fail "dangling symlink ${l#"$tmp/root"} -> $t"
 done < <(find "$tmp/root" -type l -not -path "$tmp/root/bin" -not -path "$tmp/root/sbin" \
                               -not -path "$tmp/root/lib" -not -path "$tmp/root/lib64")
 
@@ -156,7 +158,7 @@ cp "$tmp/a.img" "$out"
 expect_error "failed build over an existing image" "no_such_module_foyer" \
         "$foyer" build --kver "$kver" --add-module no_such_module_foyer -o "$out"
 cmp -s "$tmp/a.img" "$out" || fail "existing image was modified"
-ls -A "$tmp" | grep -q '^\.#' && fail "temporary file left behind"
+compgen -G "$tmp/.#*" >/dev/null && fail "temporary file left behind"
 rm -f "$out"
 
 size=$(stat -c %s "$tmp/a.img")

@@ -6,6 +6,7 @@
 # /etc/cryptsetup-keys.d/ names them; an image holding one is written 0600 with a warning naming
 # them; bad input fails with one clear error and no output.
 # Usage: test-foyer-crypt.sh FOYER GENERATOR-DIR UNIT-DIR
+# shellcheck source=SCRIPTDIR/lib.sh
 . "$(dirname "$0")/lib.sh" "$@"
 require_generator
 require_kernel
@@ -46,6 +47,7 @@ done
 mkdir "$tmp/root"
 (cd "$tmp/root" && cpio -idm --quiet <"$tmp/plain.img")
 for cmd in "cryptsetup --version" "dmsetup --version" "/usr/lib/systemd/systemd-cryptsetup --help"; do
+        # shellcheck disable=SC2086 # $cmd is a command and its arguments, split on purpose
         chroot "$tmp/root" $cmd >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "chroot: $cmd"; }
 done
 grep -q 'db_persist' "$tmp/root/usr/lib/udev/rules.d/11-foyer-dm-persist.rules" || fail "dm rule"

@@ -7,6 +7,7 @@
 # links it), the efivarfs module, systemd-growfs for the grow-fs flag, and not systemd's own
 # systemd-gpt-auto-generator.
 # Usage: test-foyer-gptauto.sh FOYER GENERATOR-DIR UNIT-DIR
+# shellcheck source=SCRIPTDIR/lib.sh
 . "$(dirname "$0")/lib.sh" "$@"
 require_generator foyer-gpt-auto-generator
 require_kernel

@@ -11,6 +11,7 @@
 #    and the previous UKI is byte-identical.
 # No hook in foyer exists for this: strace's syscall delay and a slow sbsign make it deterministic.
 # Usage: test-foyer-interrupt.sh FOYER GENERATOR-DIR UNIT-DIR STUB
+# shellcheck source=SCRIPTDIR/lib.sh
 . "$(dirname "$0")/lib.sh" "$1" "$2" "$3"
 stub=$4
 require_generator
@@ -35,8 +36,8 @@ no_key_anywhere() {
 }
 # wait_for TEST...: polls up to 60 s.
 wait_for() {
-        local i
-        for i in $(seq 600); do
+        local _
+        for _ in $(seq 600); do
                 "$@" && return 0
                 sleep 0.1
         done
@@ -103,7 +104,8 @@ EOF
                 kill "$(cat "$tmp/sbsign.pid")" 2>/dev/null || true
                 [ "$rc" -ne 0 ] || fail "foyer uki killed by SIG$sig exited 0"
                 no_key_anywhere "$tmp/out" "$TMPDIR" /var/tmp/foyer-uki.*
-                [ "$(echo $(ls -A "$tmp/out"))" = "initrd.img u.efi" ] || fail "SIG$sig: left in the output directory: $(ls -A "$tmp/out")"
+                # shellcheck disable=SC2012 # the names to expect are plain
+                [ "$(ls -A "$tmp/out" | paste -sd ' ')" = "initrd.img u.efi" ] || fail "SIG$sig: left in the output directory: $(ls -A "$tmp/out")"
                 [ -z "$(ls -A "$TMPDIR")" ] || fail "SIG$sig: left in \$TMPDIR: $(ls -A "$TMPDIR")"
                 cmp -s "$tmp/old" "$tmp/out/u.efi" || fail "SIG$sig: the previous UKI changed"
         done

@@ -11,6 +11,7 @@
 # The tree is a hard-linked copy of the host's /usr parts an image needs; files the test changes
 # are replaced, never written through the links.
 # Usage: test-foyer-root.sh FOYER GENERATOR-DIR UNIT-DIR
+# shellcheck source=SCRIPTDIR/lib.sh
 . "$(dirname "$0")/lib.sh" "$@"
 require_generator
 require_kernel

@@ -13,6 +13,7 @@ plugin=$(realpath "$4")
 export FOYER_CONFIG_ROOT=/nonexistent SOURCE_DATE_EPOCH=1700000000
 loaderentry=/usr/lib/kernel/install.d/90-loaderentry.install
 
+# shellcheck disable=SC2015 # skips when either is missing
 command -v kernel-install >/dev/null && [[ -x $loaderentry ]] ||
         { echo "kernel-install or $loaderentry missing (package systemd); skipping"; exit 77; }
 compgen -G "$FOYER_GENERATOR_DIR/foyer-*" >/dev/null || { echo "no generators built; skipping"; exit 77; }
@@ -28,7 +29,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 
 machine_id=0123456789abcdef0123456789abcdef
 setup() {       # install.conf lines...
-        rm -rf "$tmp/boot" "$tmp/conf"
+        rm -rf "${tmp:?}/boot" "$tmp/conf"
         mkdir -p "$tmp/boot/$machine_id" "$tmp/conf"
         printf '%s\n' "$@" > "$tmp/conf/install.conf"
         echo "root=PARTUUID=00000000-0000-0000-0000-000000000001 rw" > "$tmp/conf/cmdline"
@@ -71,7 +72,7 @@ KERNEL_INSTALL_CONF_ROOT=$tmp/conf KERNEL_INSTALL_INITRD_GENERATOR=foyer FOYER=$
 [[ -s $stage/initrd && -s $stage/uki.efi ]] || fail "no initrd and uki.efi in the staging area"
 "$foyer" ls "$stage/uki.efi" > "$tmp/ls"
 grep -q '^  \.cmdline .*"root=PARTUUID=00000000-0000-0000-0000-000000000001 rw"$' "$tmp/ls" ||
-        { cat "$tmp/ls" | head -20; fail "uki.efi has not the configured command line"; }
+        { head -20 "$tmp/ls"; fail "uki.efi has not the configured command line"; }
 grep -q ' etc/initrd-release$' "$tmp/ls" || fail "uki.efi's initrd is not foyer's"
 
 [[ $(stat -c %a "$stage/uki.efi") == 644 ]] || fail "uki.efi without key files has mode $(stat -c %a "$stage/uki.efi")"

@@ -25,7 +25,7 @@ if [[ $stub == later ]]; then
         [[ $rc == 0 ]] || exit $rc
 fi
 [[ -r $stub ]] || { echo "no stub $stub (package systemd-boot-efi); skipping"; exit 77; }
-kernel=$(ls /boot/vmlinuz-* 2>/dev/null | sort -V | tail -n1)
+kernel=$(printf '%s\n' /boot/vmlinuz-* | sort -V | tail -n1)
 [[ -r $kernel ]] || { echo "no kernel in /boot (package linux-image-amd64); skipping"; exit 77; }
 kver=${kernel#/boot/vmlinuz-}
 
@@ -38,7 +38,7 @@ printf 'root=PARTUUID=00000000-0000-0000-0000-000000000001 rw quiet\n' > "$tmp/c
 echo "== foyer uki with $stub"
 "$foyer" uki -o "$tmp/a.efi" --stub "$stub" --kernel "$kernel" --initrd "$tmp/initrd.cpio" \
         --cmdline @"$tmp/cmdline" --os-release "$tmp/os-release"
-ls -A "$tmp" | grep -q '^\.#' && fail "temporary file left behind"
+compgen -G "$tmp/.#*" >/dev/null && fail "temporary file left behind"
 
 echo "== objdump -h"
 objdump -h "$tmp/a.efi" > "$tmp/h" || fail "objdump cannot read the UKI"
@@ -59,7 +59,7 @@ done < "$tmp/stub.h"
 diff <(awk '$1 ~ /^[0-9]+$/ && $2 !~ /^\.(osrel|cmdline|uname|linux|initrd|splash)$/' "$tmp/h") \
      <(awk '$1 ~ /^[0-9]+$/' "$tmp/stub.h") || fail "the stub's sections changed"
 prev_end=$stub_end names=
-while read -r idx name size vma lma off algn; do
+while read -r idx name size vma _ off _; do
         [[ $idx =~ ^[0-9]+$ ]] || continue
         case $name in .osrel|.cmdline|.uname|.linux|.initrd) ;; *) continue ;; esac
         names+="$name "
@@ -111,7 +111,7 @@ if command -v sbsign >/dev/null && command -v sbverify >/dev/null && [[ -r $key 
         sbverify --cert "$cert" "$tmp/s.efi" || fail "signature does not verify"
         db_key=$tmp/db.key
         sbverify --cert "$cert" "$tmp/a.efi" >/dev/null 2>&1 && fail "unsigned UKI verifies"
-        ls -A "$tmp" | grep -q '^\.#' && fail "temporary file left behind after signing"
+        compgen -G "$tmp/.#*" >/dev/null && fail "temporary file left behind after signing"
 else
         echo "sbsigntool or the ovmf snakeoil key missing: signing not checked"
 fi
@@ -146,7 +146,7 @@ expect_error() {        # PATTERN OUT ARGS...: exit non-zero, PATTERN on stderr,
         if "$foyer" uki -o "$out" "$@" 2> "$tmp/err"; then fail "succeeded: $*"; fi
         grep -q -- "$pattern" "$tmp/err" || { cat "$tmp/err"; fail "no \"$pattern\" for: $*"; }
         [[ ! -e $out ]] || fail "$out exists after a failure"
-        ! ls -A "$(dirname "$out")" 2>/dev/null | grep -q '^\.#' || fail "temporary file left behind"
+        ! compgen -G "$(dirname "$out")/.#*" >/dev/null || fail "temporary file left behind"
 }
 common=(--kernel "$kernel" --initrd "$tmp/initrd.cpio" --os-release "$tmp/os-release")
 expect_error "Stub $tmp/os-release is not a PE image" "$tmp/x.efi" --stub "$tmp/os-release" "${common[@]}"

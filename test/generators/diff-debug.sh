@@ -32,6 +32,7 @@ if ((!regen)) && (($# > 0)); then
         shift
 fi
 here=$(dirname "$(realpath "$0")")
+# shellcheck source=SCRIPTDIR/lib.sh
 source "$here/lib.sh"
 fake_fsck_bin
 

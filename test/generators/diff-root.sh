@@ -16,6 +16,7 @@ set -u
 foyer=$(realpath "$1")
 casedir=$(realpath "$2")
 here=$(dirname "$(realpath "$0")")
+# shellcheck source=SCRIPTDIR/lib.sh
 source "$here/lib.sh"
 systemd=${3:-$(systemd_counterpart "$casedir")}
 fake_fsck_bin

@@ -18,6 +18,7 @@ root_gen=$(realpath "$1")
 gpt_gen=$(realpath "$2")
 here=$(dirname "$(realpath "$0")")
 casedir=$here
+# shellcheck source=SCRIPTDIR/lib.sh
 source "$here/lib.sh"
 fake_fsck_bin
 tmp=$(mktemp -d)

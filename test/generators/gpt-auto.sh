@@ -36,6 +36,7 @@ generator=$(realpath "$2")
 casedir=$(realpath "$3")
 shift 3
 here=$(dirname "$(realpath "$0")")
+# shellcheck source=SCRIPTDIR/lib.sh
 source "$here/lib.sh"
 esp_uuid=c12a7328-0000-4000-8000-00000000e5f0
 
@@ -49,7 +50,9 @@ make_firmware() {
         case $spec in
                 unset) ;;
                 uuid\ *) { printf '\x07\x00\x00\x00'; printf '%s\0' "${spec#uuid }" | iconv -f UTF-8 -t UTF-16LE; } >"$var" ;;
-                printf\ *) printf "${spec#printf }" >"$var" ;;
+                printf\ *)
+                        # shellcheck disable=SC2059 # the case file gives the printf format of the variable
+                        printf "${spec#printf }" >"$var" ;;
                 *) echo "bad $base.firmware: $spec" >&2; return 1 ;;
         esac
 }
@@ -86,6 +89,7 @@ golden() {
                 fw="$tmp/$c.sys/firmware"
                 mkdir -p "$fw"
                 make_firmware "$base" "$fw" || { failed=$((failed + 1)); continue; }
+                # shellcheck disable=SC2046 # container_env prints one assignment or nothing (then no argument)
                 rc=$(run_gpt_case "$generator" "$base" "$tmp/$c" "FOYER_SYSFS=$tmp/$c.sys" $(container_env "$base"))
                 normalise_tree "$tmp/$c"
                 if check_golden "$c" "$tmp/$c" "$rc" "$base"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
@@ -100,6 +104,7 @@ regen() {
                 base="$casedir/$c"
                 mkdir -p "$tmp/$c.sys/firmware"
                 make_firmware "$base" "$tmp/$c.sys/firmware"
+                # shellcheck disable=SC2046 # container_env prints one assignment or nothing (then no argument)
                 rc=$(run_gpt_case "$generator" "$base" "$tmp/$c" "FOYER_SYSFS=$tmp/$c.sys" $(container_env "$base"))
                 normalise_tree "$tmp/$c"
                 store_expected "$tmp/$c" "$base.expected" "$rc"
@@ -140,8 +145,10 @@ diff_inside() {
                 fi
                 make_firmware "$base" "$root/sys/firmware" || { failed=$((failed + 1)); continue; }
                 mkdir -p "$tmp/$c.systemd" "$tmp/$c.foyer"
+                # shellcheck disable=SC2046 # container_env prints one assignment or nothing (then no argument)
                 rs=$(chroot "$root" /bin/bash -c "$(declare -f run_gpt_case case_env); fakebin=$fakebin; casedir=$casedir; run_gpt_case \"\$@\"" \
                         sh "$systemd" "$base" "$tmp/$c.systemd" $(container_env "$base"))
+                # shellcheck disable=SC2046 # container_env prints one assignment or nothing (then no argument)
                 rf=$(chroot "$root" /bin/bash -c "$(declare -f run_gpt_case case_env); fakebin=$fakebin; casedir=$casedir; run_gpt_case \"\$@\"" \
                         sh "$generator" "$base" "$tmp/$c.foyer" $(container_env "$base"))
                 normalise_tree "$tmp/$c.systemd"
@@ -196,6 +203,7 @@ case $mode in
                 fi
                 export -f diff_inside make_firmware run_gpt_case normalise_tree cases_of list_tree diff_outputs container_env case_env
                 export generator casedir tmp fakebin esp_uuid
+                # shellcheck disable=SC2016 # $1 is for the inner bash
                 unshare -m --propagation private bash -c 'diff_inside "$1"' sh "$systemd"
                 ;;
         *) echo "unknown mode $mode" >&2; exit 2 ;;

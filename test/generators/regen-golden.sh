@@ -13,6 +13,7 @@ foyer=$(realpath "$1")
 casedir=$(realpath "$2")
 shift 2
 here=$(dirname "$(realpath "$0")")
+# shellcheck source=SCRIPTDIR/lib.sh
 source "$here/lib.sh"
 systemd=$(systemd_counterpart "$casedir")
 fake_fsck_bin

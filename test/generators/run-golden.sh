@@ -26,6 +26,7 @@ shift 2
 here=$(dirname "$(realpath "$0")")
 name=$(basename "$generator")
 
+# shellcheck source=SCRIPTDIR/lib.sh
 source "$here/lib.sh"
 fake_fsck_bin
 

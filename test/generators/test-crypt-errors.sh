@@ -8,6 +8,7 @@
 # Output it cannot write is the only other failure: an existing unit is never replaced ("Duplicate
 # entry"), an unwritable directory fails, and no temporary file is left behind.
 set -u
+# shellcheck source=SCRIPTDIR/lib.sh
 source "$(dirname "$(realpath "$0")")/lib.sh"
 begin_error_test "$1"
 U=3f5ad593-4546-4a94-a374-bcfb68aa11f7
@@ -71,4 +72,4 @@ if run "rd.luks.uuid=$U" "$tmp/file/out"; then
 fi
 
 ((fail == 0)) && echo "ok"
-exit $fail
+exit "$fail"

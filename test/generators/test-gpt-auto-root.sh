@@ -28,6 +28,7 @@ fi
 
 tmp=$(mktemp -d)
 loops=()
+# shellcheck disable=SC2317 # run by the EXIT trap
 cleanup() {
         local l
         for l in "${loops[@]}"; do losetup -d "$l"; done
@@ -68,6 +69,7 @@ if [[ -z ${dev[5]:-} ]]; then
         echo "FAIL: cannot read the partition layout"
         exit 1
 fi
+# shellcheck disable=SC2015 # fails when any mkfs fails
 mkfs.ext4 -q -F "${dev[2]}" && mkfs.ext4 -q -F "${dev[3]}" && mkfs.ext4 -q -F "${dev[5]}" 8M ||
         { echo "FAIL: mkfs"; exit 1; }
 # The root file systems need a /usr mount point; usr-1 gets a marker to recognise it.
@@ -178,7 +180,7 @@ umount "$root/sysroot"
 # 5. Bad usage.
 setup "" extra
 check "an extra argument is refused" test $? = 1
-exit $fail
+exit "$fail"
 EOF
 rc=$?
 echo "test-gpt-auto-root: $([[ $rc == 0 ]] && echo ok || echo FAILED)"

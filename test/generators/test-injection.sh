@@ -14,6 +14,7 @@
 #     entry is refused with a log line naming the parameter or file, no file contains the injected
 #     text, and the rest is written.
 set -u
+# shellcheck source=SCRIPTDIR/lib.sh
 source "$(dirname "$(realpath "$0")")/lib.sh"
 begin_error_test "$1"
 root=$generator crypt=$(realpath "$2") debug=$(realpath "$3")
@@ -152,6 +153,7 @@ n=$(find "$out/normal" -name 'sysroot-*.mount' -type f | wc -l)
 # 2c. A trailing backslash in rootflags=: the value is ignored (as one with a control character), the
 # mounts are written without it.
 what="rootflags= trailing backslash"
+# shellcheck disable=SC1003 # the backslash ends the command line on purpose
 run "$root" 'root=/dev/sda1 mount.usr=/dev/sda3 rootflags=ro,Evil\'
 check_exit 0
 check_contained
@@ -168,6 +170,7 @@ b /dev/sdb2 /Evil\ discard
 c /dev/sdb3 none discard,Evil\
 ok /dev/sdb4 none discard
 EOF
+# shellcheck disable=SC1003 # the backslash ends the command line on purpose
 run "$crypt" 'rd.luks.options=Evil\' SYSTEMD_CRYPTTAB="$tmp/crypttab"
 check_exit 0
 check_contained
@@ -181,4 +184,4 @@ n=$(find "$out/normal" -name 'systemd-cryptsetup@*.service' -type f | wc -l)
 [[ $n == 1 ]] || fail_with "$n volumes written, expected only ok"
 
 ((fail == 0)) && echo "ok"
-exit $fail
+exit "$fail"

@@ -7,6 +7,7 @@
 # behind: an existing lvmlocal.conf stays as it was ("Duplicate entry"), no drop-in is written
 # without it, and an output directory that cannot be created fails cleanly.
 set -u
+# shellcheck source=SCRIPTDIR/lib.sh
 source "$(dirname "$(realpath "$0")")/lib.sh"
 begin_error_test "$1"
 
@@ -47,4 +48,4 @@ if [[ $rc != 0 || ! -s $tmp/b/foyer-lvm/lvmlocal.conf || ! -s $tmp/b/initrd-root
 fi
 
 ((fail == 0)) && echo "foyer-lvm-generator write failures: ok"
-exit $fail
+exit "$fail"

@@ -7,6 +7,7 @@
 # only if an x-initrd.mount or /usr entry exists runs "systemctl daemon-reload" and
 # "systemctl --no-block start initrd-fs.target swap.target" (a fake systemctl records the calls).
 set -u
+# shellcheck source=SCRIPTDIR/lib.sh
 source "$(dirname "$(realpath "$0")")/lib.sh"
 begin_error_test "$1"
 
@@ -21,6 +22,7 @@ check() {
         shift 5
         rm -f "$tmp/calls"
         touch "$tmp/calls"
+        # shellcheck disable=SC2016 # "$0" "$@" are for the inner bash
         env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin SYSTEMD_IN_INITRD="$in_initrd" SYSTEMD_PROC_CMDLINE="root=/dev/sda2" \
                 SYSTEMD_EFI_OPTIONS= FOYER_CMDLINE_DIR=/nonexistent SYSTEMD_SYSROOT_FSTAB="$fstab" \
                 FOYER_SYSTEMCTL="$tmp/systemctl" LOG="$tmp/calls" \
@@ -51,4 +53,4 @@ check "with an argument" "$tmp/usr" 1 1 "" extra
 printf '#!/bin/sh\nexit 3\n' >"$tmp/systemctl"
 check "systemctl fails" "$tmp/usr" 1 1 ""
 
-exit $fail
+exit "$fail"

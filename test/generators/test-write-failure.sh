@@ -7,6 +7,7 @@
 # temporary file behind: a pre-existing sysroot.mount stays untouched (EEXIST, "Duplicate entry?"), and
 # an output directory that cannot be created fails cleanly.
 set -u
+# shellcheck source=SCRIPTDIR/lib.sh
 source "$(dirname "$(realpath "$0")")/lib.sh"
 begin_error_test "$1"
 
@@ -50,4 +51,4 @@ for args in "" "$tmp/c $tmp/c"; do
 done
 
 ((fail == 0)) && echo "ok"
-exit $fail
+exit "$fail"

@@ -28,6 +28,7 @@ name=$(basename "$scenario" .scenario)
 skip() { echo "SKIP: $*"; exit 77; }
 
 command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 is not installed"
+# shellcheck disable=SC2012 # kernel file names are plain: vmlinuz-VERSION
 kver=${FOYER_VM_KVER:-$(ls /boot/vmlinuz-* 2>/dev/null | sed 's|.*/vmlinuz-||' | sort -V | tail -n1)}
 kernel=/boot/vmlinuz-$kver
 [[ -n $kver && -r $kernel ]] || skip "no kernel in /boot (install linux-image-amd64)"
