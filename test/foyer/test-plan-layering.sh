@@ -31,7 +31,7 @@ for o in $planners; do
         used=$(symbols "$o" "^U$")
         bad=$(comm -12 <(echo "$defined") <(echo "$used"))
         if [ -n "$bad" ]; then
-                echo "FAIL: $o uses what plan.c defines: $(echo $bad)"
+                echo "FAIL: $o uses what plan.c defines: $(tr "\n" " " <<<"$bad")"
                 fail=1
         fi
 done
@@ -40,9 +40,9 @@ if grep -qx 'plan-util\.c\.o' <<<"$objects"; then
         used=$(symbols plan-util.c.o '^U$')
         bad=$(grep -E '^plan_' <<<"$used" || true)
         if [ -n "$bad" ]; then
-                echo "FAIL: plan-util.c.o calls into the planners or plan.c: $(echo $bad)"
+                echo "FAIL: plan-util.c.o calls into the planners or plan.c: $(tr "\n" " " <<<"$bad")"
                 fail=1
         fi
 fi
 [ $fail = 0 ] || exit 1
-echo "OK: $(wc -w <<<"$planners") planner objects use nothing of plan.c ($(echo $defined))"
+echo "OK: $(wc -w <<<"$planners") planner objects use nothing of plan.c ($(tr "\n" " " <<<"$defined"))"
