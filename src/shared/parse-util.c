@@ -30,22 +30,6 @@ int parse_boolean(const char *v) {
         return -EINVAL;
 }
 
-int safe_atou(const char *s, unsigned *ret) {
-        unsigned long l;
-        char *e;
-
-        if (isempty(s) || !isdigit((unsigned char) s[0]))
-                return -EINVAL;
-        errno = 0;
-        l = strtoul(s, &e, 10);
-        if (*e)
-                return -EINVAL;
-        if (errno == ERANGE || l > UINT_MAX)
-                return -ERANGE;
-        *ret = (unsigned) l;
-        return 0;
-}
-
 int safe_atou64(const char *s, uint64_t *ret) {
         unsigned long long l;
         char *e;
@@ -56,9 +40,22 @@ int safe_atou64(const char *s, uint64_t *ret) {
         l = strtoull(s, &e, 10);
         if (*e)
                 return -EINVAL;
-        if (errno == ERANGE || l > UINT64_MAX)
+        if (errno == ERANGE)
                 return -ERANGE;
         *ret = (uint64_t) l;
+        return 0;
+}
+
+int safe_atou(const char *s, unsigned *ret) {
+        uint64_t v;
+        int r;
+
+        r = safe_atou64(s, &v);
+        if (r < 0)
+                return r;
+        if (v > UINT_MAX)
+                return -ERANGE;
+        *ret = (unsigned) v;
         return 0;
 }
 
