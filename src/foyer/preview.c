@@ -53,18 +53,17 @@ static void rm_rf_freep(char **p) {
 }
 
 static int make_tree(char **ret) {
-        const char *tmpdir = getenv("TMPDIR");
+        const char *tmpdir = tmp_dir();
         _cleanup_(rm_rf_freep) char *root = NULL;
         int r;
 
         assert(ret);
 
-        root = strjoin(isempty(tmpdir) ? "/tmp" : tmpdir, "/foyer-preview.XXXXXX");
+        root = strjoin(tmpdir, "/foyer-preview.XXXXXX");
         if (!root)
                 return log_oom();
         if (!mkdtemp(root)) {
-                r = log_error_errno(errno, "Failed to create a temporary directory in %s: %m",
-                                    isempty(tmpdir) ? "/tmp" : tmpdir);
+                r = log_error_errno(errno, "Failed to create a temporary directory in %s: %m", tmpdir);
                 free(TAKE_PTR(root));   /* nothing to remove */
                 return r;
         }
