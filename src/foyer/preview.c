@@ -44,38 +44,54 @@ static void help_preview(void) {
                program_invocation_short_name);
 }
 
-/* Removes the temporary tree on every return of verb_preview(), errors included. */
-static void rm_rf_freep(char **p) {
-        if (!*p)
+/* The temporary tree the generators write into. It is registered for removal on SIGINT, SIGTERM
+ * and SIGHUP (see cleanup_register()), with the generator running at the time as its child, so an
+ * interrupted preview leaves nothing in $TMPDIR either; temp_tree_done() removes it on every
+ * return of verb_preview(), errors included. */
+typedef struct TempTree {
+        char *path;
+        int slot;
+} TempTree;
+
+#define TEMP_TREE_NULL { .slot = -1 }
+
+static void temp_tree_done(TempTree *t) {
+        if (!t->path)
                 return;
-        rm_rf(*p);
-        free(*p);
+        rm_rf(t->path);
+        cleanup_unregister(t->slot);
+        t->slot = -1;
+        free(t->path);
+        t->path = NULL;
 }
 
-static int make_tree(char **ret) {
+static int make_tree(TempTree *ret) {
         const char *tmpdir = tmp_dir();
-        _cleanup_(rm_rf_freep) char *root = NULL;
-        int r;
+        _cleanup_(temp_tree_done) TempTree t = TEMP_TREE_NULL;
+        _cleanup_free_ char *root = NULL;
 
         assert(ret);
 
         root = strjoin(tmpdir, "/foyer-preview.XXXXXX");
         if (!root)
                 return log_oom();
-        if (!mkdtemp(root)) {
-                r = log_error_errno(errno, "Failed to create a temporary directory in %s: %m", tmpdir);
-                free(TAKE_PTR(root));   /* nothing to remove */
-                return r;
-        }
+        if (!mkdtemp(root))
+                return log_error_errno(errno, "Failed to create a temporary directory in %s: %m", tmpdir);
+        t.path = TAKE_PTR(root);
+        t.slot = cleanup_register(t.path, /* tree= */ true);
+        if (t.slot < 0)
+                return log_error_errno(t.slot, "Failed to register %s for removal: %m", t.path);
+
         FOREACH_STRING(sub, "/run", "/run/systemd", output_dirs[0], output_dirs[1], output_dirs[2]) {
-                _cleanup_free_ char *d = strjoin(root, sub);
+                _cleanup_free_ char *d = strjoin(t.path, sub);
 
                 if (!d)
                         return log_oom();
                 if (mkdir(d, 0755) < 0)
                         return log_error_errno(errno, "Failed to create %s: %m", d);
         }
-        *ret = TAKE_PTR(root);
+        *ret = t;
+        t = (TempTree) TEMP_TREE_NULL;
         return 0;
 }
 
@@ -171,10 +187,13 @@ static int list_generators(const char *dir, char ***ret) {
 
 /* Runs one generator as PID 1 does, with the three directories; its stdout joins our stderr so
  * that stdout only carries the units. */
-static int run_generator(const char *path, const char *root) {
+static int run_generator(const char *path, const TempTree *tree) {
+        const char *root = tree->path;
         _cleanup_free_ char *normal = strjoin(root, output_dirs[0]), *early = strjoin(root, output_dirs[1]),
                             *late = strjoin(root, output_dirs[2]);
         const char *argv[] = { path, normal, early, late, NULL };
+
+        pid_t pid;
         int status, r;
 
         assert(path);
@@ -184,9 +203,15 @@ static int run_generator(const char *path, const char *root) {
                 return log_oom();
 
         log_debug("Running %s.", path);
-        r = spawn_and_wait(path, (char **) argv, &(SpawnOptions) { .stdout_fd = STDERR_FILENO }, &status);
+        r = spawn_process(path, (char **) argv, &(SpawnOptions) { .stdout_fd = STDERR_FILENO }, &pid);
         if (r < 0)
                 return log_error_errno(r, "Failed to run %s: %m", path);
+        /* A signal now stops the generator before the tree it writes into is removed. */
+        cleanup_set_child(tree->slot, pid);
+        r = wait_process(pid, &status);
+        cleanup_set_child(tree->slot, 0);
+        if (r < 0)
+                return log_error_errno(r, "Failed to wait for %s: %m", path);
         if (WIFSIGNALED(status))
                 return log_error_errno(SYNTHETIC_ERRNO(EPROTO), "%s was killed by signal %d.",
                                        path_basename(path), WTERMSIG(status));
@@ -307,7 +332,7 @@ static int print_outputs(const char *root) {
 
 static int preview(const PreviewArgs *a) {
         const char *dir = getenv("FOYER_GENERATOR_DIR") ?: FOYER_GENERATOR_DIR;
-        _cleanup_(rm_rf_freep) char *root = NULL;
+        _cleanup_(temp_tree_done) TempTree tree = TEMP_TREE_NULL;
         _cleanup_strv_free_ char **generators = NULL;
         int r, ret = 0;
 
@@ -316,21 +341,21 @@ static int preview(const PreviewArgs *a) {
         r = list_generators(dir, &generators);
         if (r < 0)
                 return r;
-        r = make_tree(&root);
+        r = make_tree(&tree);
         if (r < 0)
                 return r;
-        r = setup_environment(a, root);
+        r = setup_environment(a, tree.path);
         if (r < 0)
                 return r;
 
         /* A failing generator does not stop the others, as at boot; its output still shows. */
         STRV_FOREACH(g, generators) {
-                r = run_generator(*g, root);
+                r = run_generator(*g, &tree);
                 if (r < 0 && ret >= 0)
                         ret = r;
         }
 
-        r = print_outputs(root);
+        r = print_outputs(tree.path);
         return ret < 0 ? ret : r;
 }
 

@@ -128,6 +128,26 @@ TMPDIR=$tmp/t FOYER_GENERATOR_DIR=$tmp/gens "$foyer" preview --cmdline quiet >"$
 cat "$tmp/err"
 grep -q 'foyer-broken-generator failed with exit status 3' "$tmp/err" || fail "preview: generator failure not named"
 [ -z "$(ls -A "$tmp/t")" ] || fail "preview left files in TMPDIR after a failure"
+echo "== preview interrupted while a generator runs: the generator is stopped, the tree removed"
+mkdir "$tmp/slow"
+printf '#!/bin/sh\necho $$ >"%s"\nexec sleep 300\n' "$tmp/slow.pid" >"$tmp/slow/foyer-slow-generator"
+chmod +x "$tmp/slow/foyer-slow-generator"
+for sig in TERM INT HUP; do
+        rm -f "$tmp/slow.pid"
+        TMPDIR=$tmp/t FOYER_GENERATOR_DIR=$tmp/slow "$foyer" preview --cmdline quiet >/dev/null 2>&1 &
+        pid=$!
+        for _ in $(seq 100); do [ -s "$tmp/slow.pid" ] && break; sleep 0.1; done
+        [ -s "$tmp/slow.pid" ] || fail "preview: the slow generator did not start"
+        [ -n "$(ls -A "$tmp/t")" ] || fail "preview: no temporary tree while the generator runs"
+        kill -s "$sig" "$pid"
+        rc=0
+        wait "$pid" || rc=$?
+        [ "$rc" -eq $((128 + $(kill -l "$sig"))) ] || fail "preview: SIG$sig gave exit status $rc"
+        [ -z "$(ls -A "$tmp/t")" ] || fail "preview: SIG$sig left $(ls -A "$tmp/t") in TMPDIR"
+        ! kill -0 "$(cat "$tmp/slow.pid")" 2>/dev/null || fail "preview: SIG$sig left the generator running"
+done
+unset pid
+
 TMPDIR=$tmp/t FOYER_GENERATOR_DIR=$tmp/empty expect_error "no generators" 'No foyer generators' \
         "$foyer" preview --cmdline quiet
 
