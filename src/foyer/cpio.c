@@ -306,6 +306,12 @@ void cpio_reader_init(CpioReader *r, bool multi, int (*f)(const CpioEntry *e, vo
         };
 }
 
+void cpio_reader_set_data_callback(CpioReader *r,
+                                   int (*data_f)(const CpioEntry *e, const uint8_t *chunk, size_t n, void *userdata)) {
+        assert(r);
+        r->data_f = data_f;
+}
+
 static void reader_enter(CpioReader *r, CpioReaderState state, uint64_t need) {
         r->state = state;
         r->need = need;
@@ -448,6 +454,12 @@ int cpio_reader_feed(CpioReader *r, const uint8_t *data, size_t size, size_t *re
                 buf = reader_buffer(r);
                 if (buf)
                         memcpy(buf + r->fill, data + pos, n);
+                else if (r->state == CPIO_READ_DATA && r->data_f && !r->trailer &&
+                         (r->entry.mode & S_IFMT) == S_IFREG) {
+                        k = r->data_f(&r->entry, data + pos, n, r->userdata);
+                        if (k < 0)
+                                return k;
+                }
                 r->fill += n;
                 r->need -= n;
                 r->offset += n;

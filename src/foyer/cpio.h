@@ -61,6 +61,8 @@ typedef enum CpioReaderState {
  * and one symlink target, so memory use does not depend on the input. */
 typedef struct CpioReader {
         int (*f)(const CpioEntry *e, void *userdata);
+        /* Optional: the data of each regular file, in pieces, before f is called for it. */
+        int (*data_f)(const CpioEntry *e, const uint8_t *chunk, size_t n, void *userdata);
         void *userdata;
         bool multi;             /* after a trailer: skip zeros and read the next archive */
         CpioReaderState state;
@@ -80,6 +82,10 @@ typedef struct CpioReader {
  * padding between them (what one decompressed stream holds); otherwise the reader stops after
  * the first trailer and its padding. */
 void cpio_reader_init(CpioReader *r, bool multi, int (*f)(const CpioEntry *e, void *userdata), void *userdata);
+/* Also passes the data of each regular file to data_f, a piece at a time (of whatever size the
+ * input came in), with e->name set; f follows once the data is complete. Nothing is kept. */
+void cpio_reader_set_data_callback(CpioReader *r,
+                                   int (*data_f)(const CpioEntry *e, const uint8_t *chunk, size_t n, void *userdata));
 /* Consumes input. Returns the number of bytes taken (less than size only once the single archive
  * is complete), -EBADMSG when the input is not newc or an entry is out of bounds, or f's error. */
 int cpio_reader_feed(CpioReader *r, const uint8_t *data, size_t size, size_t *ret_used);

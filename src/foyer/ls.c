@@ -13,12 +13,33 @@
 #include "pe.h"
 #include "util.h"
 
+/* What one pass over an image does with its entries: list them (foyer ls IMAGE), copy one file's
+ * data to out (foyer ls IMAGE PATH), or nothing but check the image (foyer uki --initrd). */
+typedef enum LsMode {
+        LS_LIST,
+        LS_CAT,
+        LS_CHECK,
+} LsMode;
+
+typedef struct LsCounts {
+        uint64_t entries, files, dirs, symlinks, other;
+        uint64_t file_bytes;    /* sum of the regular files' sizes */
+} LsCounts;
+
 typedef struct Lister {
         const char *path;
-        FILE *out;
+        LsMode mode;
+        FILE *out;              /* LS_LIST: the listing; LS_CAT: the file's data */
+        FILE *info;             /* LS_LIST: the header and summary (NULL: none) */
+        const char *wanted;     /* LS_CAT: the image path, normalised by image_path_skip_prefix() */
+        const CpioEntry *found; /* LS_CAT: set once the wanted entry is complete */
+        CpioEntry found_entry;  /* ... a copy of it, with found_target */
+        char found_target[CPIO_PATH_MAX + 1];
+        bool copying;           /* LS_CAT: the wanted file's data is being copied now */
         uint64_t max_expanded;  /* 0: no limit */
         uint64_t expanded;      /* decompressed bytes so far, all streams */
         int stop;               /* why list_chunk() stopped the decompressor, already logged */
+        LsCounts counts;
         CpioReader reader;
 } Lister;
 
@@ -34,9 +55,89 @@ static void print_escaped(FILE *out, const char *s) {
                         fputc(*p, out);
 }
 
+/* The same, into a new string, for messages. */
+static char *escape(const char *s) {
+        char *buf = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&buf, &size);
+
+        if (!f)
+                return NULL;
+        print_escaped(f, s);
+        if (fclose(f) != 0) {
+                free(buf);
+                return NULL;
+        }
+        return buf;
+}
+
+/* cpio archives name entries "usr/bin/sh" or "./usr/bin/sh"; users write "/usr/bin/sh" too. */
+static const char *image_path_skip_prefix(const char *p) {
+        for (;;) {
+                if (p[0] == '/')
+                        p++;
+                else if (p[0] == '.' && p[1] == '/')
+                        p += 2;
+                else
+                        return p;
+        }
+}
+
+static void count_entry(LsCounts *c, const CpioEntry *e) {
+        c->entries++;
+        switch (e->mode & S_IFMT) {
+        case S_IFREG:
+                c->files++;
+                c->file_bytes += e->size;
+                break;
+        case S_IFDIR:
+                c->dirs++;
+                break;
+        case S_IFLNK:
+                c->symlinks++;
+                break;
+        default:
+                c->other++;
+        }
+}
+
+static bool is_wanted(const Lister *l, const CpioEntry *e) {
+        return !l->found && streq(image_path_skip_prefix(e->name), l->wanted);
+}
+
+/* LS_CAT: the wanted file's data goes to out as it comes; only the first entry of that name
+ * counts. */
+static int copy_data(const CpioEntry *e, const uint8_t *chunk, size_t n, void *userdata) {
+        Lister *l = userdata;
+
+        if (!l->copying && !is_wanted(l, e))
+                return 0;
+        l->copying = true;
+        if (fwrite(chunk, 1, n, l->out) != n)
+                return log_error_errno(SYNTHETIC_ERRNO(EIO), "Failed to write %s: %m", l->wanted);
+        return 0;
+}
+
 static int print_entry(const CpioEntry *e, void *userdata) {
         Lister *l = userdata;
         char mode[11];
+
+        count_entry(&l->counts, e);
+        if (l->mode == LS_CHECK)
+                return 0;
+        if (l->mode == LS_CAT) {
+                if (!is_wanted(l, e))
+                        return 0;
+                l->copying = false;
+                l->found_entry = *e;
+                if (e->link_target) {
+                        strcpy(l->found_target, e->link_target);
+                        l->found_entry.link_target = l->found_target;
+                }
+                l->found_entry.name = l->wanted;
+                l->found = &l->found_entry;
+                return 0;
+        }
 
         if ((e->mode & S_IFMT) == S_IFCHR || (e->mode & S_IFMT) == S_IFBLK) {
                 char dev[24];
@@ -80,6 +181,8 @@ static int list_compressed(Lister *l, Compression c, const uint8_t *data, size_t
         int r;
 
         cpio_reader_init(&l->reader, true, print_entry, l);
+        if (l->mode == LS_CAT)
+                cpio_reader_set_data_callback(&l->reader, copy_data);
         l->stop = 0;
         r = decompress_foreach(c, data + pos, size - pos, list_chunk, l, ret_used);
         if (r < 0 && l->stop < 0)
@@ -100,6 +203,8 @@ static int list_uncompressed(Lister *l, const uint8_t *data, size_t size, size_t
         int r;
 
         cpio_reader_init(&l->reader, false, print_entry, l);
+        if (l->mode == LS_CAT)
+                cpio_reader_set_data_callback(&l->reader, copy_data);
         r = cpio_reader_feed(&l->reader, data + pos, size - pos, ret_used);
         if (r >= 0)
                 r = cpio_reader_finish(&l->reader);
@@ -162,26 +267,27 @@ static size_t skip_zeros(const uint8_t *data, size_t size, size_t pos) {
         return pos;
 }
 
-int ls_data(const char *path, const uint8_t *data, size_t size, FILE *out, uint64_t max_expanded) {
-        _cleanup_free_ Lister *l = NULL;
+/* One pass over the image in data: a UKI's sections (listed in LS_LIST), then each archive. */
+static int ls_walk(Lister *l, const uint8_t *data, size_t size) {
         size_t pos = 0;
         PeImage pe;
         int r;
 
-        assert(path);
-        assert(data || size == 0);
-        assert(out);
-
-        /* The reader holds a name and a target of up to 4 KiB each: not on the stack. */
-        l = malloc(sizeof(Lister));
-        if (!l)
-                return log_oom();
-        *l = (Lister) { .path = path, .out = out, .max_expanded = max_expanded };
-
         if (pe_parse(data, size, &pe, NULL) >= 0) {
-                r = ls_uki(l, &pe, &data, &size);
-                if (r < 0)
-                        return r;
+                if (l->mode == LS_CHECK)
+                        return log_error_errno(SYNTHETIC_ERRNO(EBADMSG), "%s is a PE image (a UKI or a kernel), not an initrd.",
+                                               l->path);
+                if (l->mode == LS_LIST) {
+                        r = ls_uki(l, &pe, &data, &size);
+                        if (r < 0)
+                                return r;
+                } else {
+                        const PeSection *initrd = pe_find_section(&pe, ".initrd");
+
+                        data = initrd ? pe_section_data(&pe, initrd, &size) : NULL;
+                        if (!data || size == 0)
+                                return log_error_errno(SYNTHETIC_ERRNO(ENOENT), "%s: PE image without an initrd.", l->path);
+                }
         }
 
         for (;;) {
@@ -190,12 +296,19 @@ int ls_data(const char *path, const uint8_t *data, size_t size, FILE *out, uint6
 
                 pos = skip_zeros(data, size, pos);
                 if (pos >= size)
-                        return 0;
+                        break;
 
                 r = decompress_detect(data + pos, size - pos, &c);
                 if (r < 0)
-                        return log_error_errno(r, "%s: neither a cpio archive nor a known compression at offset %zu.",
-                                               path, pos);
+                        return log_error_errno(r, "%s%s: neither a cpio archive nor a known compression at offset %zu.",
+                                               l->path, l->mode == LS_CHECK ? " is not an initrd" : "", pos);
+                if (l->info) {
+                        /* The listing so far first, where both go to one file. */
+                        fflush(l->out);
+                        fprintf(l->info, "Offset %zu: %s%s cpio\n", pos,
+                                c == COMPRESSION_NONE ? "uncompressed" : compression_to_string(c),
+                                c == COMPRESSION_NONE ? "" : "-compressed");
+                }
                 if (c == COMPRESSION_NONE)
                         r = list_uncompressed(l, data, size, pos, &used);
                 else
@@ -203,16 +316,65 @@ int ls_data(const char *path, const uint8_t *data, size_t size, FILE *out, uint6
                 if (r < 0)
                         return r;
                 if (used == 0)
-                        return log_error_errno(SYNTHETIC_ERRNO(EBADMSG), "%s: no progress at offset %zu.", path, pos);
+                        return log_error_errno(SYNTHETIC_ERRNO(EBADMSG), "%s: no progress at offset %zu.", l->path, pos);
                 pos += used;
         }
+        if (l->counts.entries == 0 && l->mode != LS_LIST)
+                return log_error_errno(SYNTHETIC_ERRNO(EBADMSG), "%s holds no cpio archive.", l->path);
+        return 0;
 }
 
-int ls_image(const char *path) {
+/* The reader holds a name and a target of up to 4 KiB each: not on the stack. */
+static Lister *lister_new(const char *path, LsMode mode, FILE *out) {
+        Lister *l = malloc(sizeof(Lister));
+
+        if (!l)
+                return NULL;
+        *l = (Lister) { .path = path, .mode = mode, .out = out };
+        return l;
+}
+
+int ls_data(const char *path, const uint8_t *data, size_t size, FILE *out, uint64_t max_expanded) {
+        _cleanup_free_ Lister *l = NULL;
+
+        assert(path);
+        assert(data || size == 0);
+        assert(out);
+
+        l = lister_new(path, LS_LIST, out);
+        if (!l)
+                return log_oom();
+        l->max_expanded = max_expanded;
+        return ls_walk(l, data, size);
+}
+
+int ls_check_initrd(const char *path, const uint8_t *data, size_t size) {
+        _cleanup_free_ Lister *l = NULL;
+
+        assert(path);
+        assert(data || size == 0);
+
+        l = lister_new(path, LS_CHECK, NULL);
+        if (!l)
+                return log_oom();
+        return ls_walk(l, data, size);
+}
+
+typedef struct MappedImage {
+        void *data;
+        size_t size;
+} MappedImage;
+
+static void mapped_image_done(MappedImage *m) {
+        if (m->data)
+                munmap(m->data, m->size);
+        *m = (MappedImage) {};
+}
+
+static int map_image(const char *path, MappedImage *ret) {
         _cleanup_close_ int fd = -EBADF;
         struct stat st;
         void *map;
-        int r;
 
         fd = open(path, O_RDONLY | O_CLOEXEC);
         if (fd < 0)
@@ -227,12 +389,96 @@ int ls_image(const char *path) {
         map = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
         if (map == MAP_FAILED)
                 return log_error_errno(errno, "Failed to map %s: %m", path);
-        /* Streaming keeps memory bounded, so an image is listed however far it expands. */
-        r = ls_data(path, map, st.st_size, stdout, 0);
-        munmap(map, st.st_size);
+        *ret = (MappedImage) { map, st.st_size };
+        return 0;
+}
+
+static int flush_stdout(const char *what) {
+        if (fflush(stdout) != 0 || ferror(stdout))
+                return log_error_errno(SYNTHETIC_ERRNO(EIO), "Failed to write %s.", what);
+        return 0;
+}
+
+int ls_image(const char *path) {
+        _cleanup_(mapped_image_done) MappedImage map = {};
+        _cleanup_free_ Lister *l = NULL;
+        int r;
+
+        assert(path);
+
+        r = map_image(path, &map);
         if (r < 0)
                 return r;
-        if (fflush(stdout) != 0 || ferror(stdout))
-                return log_error_errno(SYNTHETIC_ERRNO(EIO), "Failed to write the listing.");
+        l = lister_new(path, LS_LIST, stdout);
+        if (!l)
+                return log_oom();
+        /* stdout holds the entries only, one a line, as before; what describes the image goes to
+         * stderr, as cpio's block count does, so that scripts reading the listing see no change. */
+        l->info = stderr;
+        fprintf(stderr, "Image: %s, %zu bytes\n", path, map.size);
+
+        /* Streaming keeps memory bounded, so an image is listed however far it expands. */
+        r = ls_walk(l, map.data, map.size);
+        if (r < 0)
+                return r;
+        r = flush_stdout("the listing");
+        if (r < 0)
+                return r;
+        fprintf(stderr, "Summary: entries %" PRIu64 ", files %" PRIu64 " (%" PRIu64 " bytes), directories %" PRIu64
+                ", symlinks %" PRIu64 ", other %" PRIu64 "\n",
+                l->counts.entries, l->counts.files, l->counts.file_bytes, l->counts.dirs, l->counts.symlinks,
+                l->counts.other);
         return 0;
+}
+
+int ls_cat(const char *image, const char *path) {
+        _cleanup_(mapped_image_done) MappedImage map = {};
+        _cleanup_free_ Lister *l = NULL;
+        const CpioEntry *e;
+        int r;
+
+        assert(image);
+        assert(path);
+
+        r = map_image(image, &map);
+        if (r < 0)
+                return r;
+        l = lister_new(image, LS_CAT, stdout);
+        if (!l)
+                return log_oom();
+        l->wanted = image_path_skip_prefix(path);
+        if (isempty(l->wanted))
+                return log_error_errno(SYNTHETIC_ERRNO(EISDIR), "%s: \"%s\" is the image's root directory, not a file.",
+                                       image, path);
+
+        r = ls_walk(l, map.data, map.size);
+        if (r < 0)
+                return r;
+        e = l->found;
+        if (!e) {
+                struct stat st;
+
+                /* "foyer ls A.img B.img" listed two images before foyer ls took lsinitrd's form. */
+                if (stat(path, &st) >= 0 && S_ISREG(st.st_mode))
+                        return log_error_errno(SYNTHETIC_ERRNO(ENOENT),
+                                               "%s has no file %s (foyer ls lists one image; the words after it "
+                                               "are paths inside it).", image, path);
+                return log_error_errno(SYNTHETIC_ERRNO(ENOENT), "%s has no file %s.", image, path);
+        }
+        switch (e->mode & S_IFMT) {
+        case S_IFREG:
+                return flush_stdout(path);
+        case S_IFDIR:
+                return log_error_errno(SYNTHETIC_ERRNO(EISDIR), "%s: %s is a directory.", image, path);
+        case S_IFLNK: {
+                _cleanup_free_ char *target = escape(e->link_target);
+
+                if (!target)
+                        return log_oom();
+                return log_error_errno(SYNTHETIC_ERRNO(ELOOP), "%s: %s is a symlink to %s; name the target instead.",
+                                       image, path, target);
+        }
+        default:
+                return log_error_errno(SYNTHETIC_ERRNO(EINVAL), "%s: %s is not a regular file.", image, path);
+        }
 }

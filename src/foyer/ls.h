@@ -8,7 +8,19 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* foyer ls IMAGE: the entries on stdout, one a line (mode, size, path, " -> target"; for a UKI its
+ * sections first); a header (the image's size, each archive's offset and compression) and a
+ * summary (entries, files and their bytes, directories, symlinks, other) on stderr. */
 int ls_image(const char *path);
+
+/* foyer ls IMAGE PATH: the data of the regular file PATH in the image (or in a UKI's initrd) on
+ * stdout, byte for byte. PATH may start with "/" or "./". The first entry of that name counts.
+ * An error naming PATH when it is missing, a directory or a symlink. */
+int ls_cat(const char *image, const char *path);
+
+/* Whether data is an initrd as foyer ls reads it: one or more cpio archives, each uncompressed or
+ * compressed, nothing else (a UKI is refused). Logs what is wrong, naming path. */
+int ls_check_initrd(const char *path, const uint8_t *data, size_t size);
 
 /* Lists the image in data (named path in messages) to out. Memory use is bounded whatever the
  * input; max_expanded > 0 also refuses (-EFBIG) input that decompresses to more than that many

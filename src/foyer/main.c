@@ -18,7 +18,8 @@ static void help_main(void) {
                "Commands:\n"
                "  build [OPTIONS...] [OUTPUT [KVER]]\n"
                "                       Build an initrd image\n"
-               "  ls IMAGE...          List the contents of images (or of UKIs)\n"
+               "  ls IMAGE [PATH...]   List the contents of an image (or of a UKI), or print\n"
+               "                       files of it\n"
                "  uki -o OUT.efi ...   Build a unified kernel image\n"
                "  preview [OPTIONS...] Show the units foyer's generators would write at boot\n"
                "  help [COMMAND]       Show this help, or the help of COMMAND\n"
@@ -63,9 +64,13 @@ static void help_build(void) {
 }
 
 static void help_ls(void) {
-        printf("%s ls [OPTIONS...] IMAGE...\n\n"
-               "List an initrd image like lsinitrd: mode, size, path and link target.\n"
-               "Reads zstd, xz, gzip, lz4 and uncompressed images, and concatenated archives.\n\n"
+        printf("%s ls [OPTIONS...] IMAGE [PATH...]\n\n"
+               "List an initrd image like lsinitrd: mode, size, path and link target, one entry\n"
+               "a line on stdout; the image's size and compression before the entries and a\n"
+               "summary after them go to stderr. With PATHs, print those files of the image\n"
+               "instead, as lsinitrd IMAGE PATH does. Reads zstd, xz, gzip, lz4 and\n"
+               "uncompressed images, concatenated archives, and the initrd of a UKI.\n\n"
+               "  -f --file=PATH            Print the file PATH of the image (lsinitrd's -f)\n"
                "  -h --help                 Show this help\n",
                program_invocation_short_name);
 }
@@ -204,27 +209,43 @@ static int verb_build(int argc, char *argv[]) {
         return r;
 }
 
+/* "foyer ls IMAGE [PATH...]" and "foyer ls -f PATH IMAGE", as lsinitrd has them. */
 static int verb_ls(int argc, char *argv[]) {
         static const struct option options[] = {
-                { "help", no_argument, NULL, 'h' },
+                { "help", no_argument,       NULL, 'h' },
+                { "file", required_argument, NULL, 'f' },
                 {}
         };
+        _cleanup_strv_free_ char **paths = NULL;
+        const char *image;
         int opt, r;
 
-        while ((opt = getopt_long(argc, argv, "h", options, NULL)) >= 0)
+        while ((opt = getopt_long(argc, argv, "hf:", options, NULL)) >= 0)
                 switch (opt) {
                 case 'h':
                         help_ls();
                         return 0;
+                case 'f':
+                        if (strv_extend(&paths, optarg) < 0)
+                                return log_oom();
+                        break;
                 default:
                         return usage_hint("ls");
                 }
 
-        if (optind >= argc)
-                return log_error_errno(SYNTHETIC_ERRNO(EINVAL), "ls needs an image to list.");
+        if (optind >= argc) {
+                log_error("ls needs an image to list.");
+                return usage_hint("ls");
+        }
+        image = argv[optind];
+        for (int i = optind + 1; i < argc; i++)
+                if (strv_extend(&paths, argv[i]) < 0)
+                        return log_oom();
 
-        for (int i = optind; i < argc; i++) {
-                r = ls_image(argv[i]);
+        if (!paths)
+                return ls_image(image);
+        STRV_FOREACH(p, paths) {
+                r = ls_cat(image, *p);
                 if (r < 0)
                         return r;
         }

@@ -7,8 +7,10 @@
 #include <sys/stat.h>
 
 #include "build.h"
+#include "cli.h"
 #include "commit.h"
 #include "log.h"
+#include "ls.h"
 #include "pe.h"
 #include "probe.h"
 #include "process-util.h"
@@ -51,7 +53,9 @@ static void help_uki(void) {
                "Image options (when no --initrd is given), as for foyer build:\n"
                "  -k --kver=VERSION  -r --root=DIR  -c --compress=FORMAT  --compress-level=N\n"
                "  -m --add-module=NAME  -a --add-file=SRC[:DEST]  --crypttab=FILE\n"
-               "  --add-key-file=SRC[:DEST]  -v --verbose\n"
+               "  --add-key-file=SRC[:DEST]  --no-shell  -v --verbose\n"
+               "An image given with --initrd must be an initrd (cpio archives, compressed or\n"
+               "not, as foyer ls reads them); the image options are refused with it.\n\n"
                "  -h --help                 Show this help\n",
                program_invocation_short_name);
 }
@@ -240,6 +244,13 @@ static int read_initrd(const char *path, Blob *ret, bool *ret_secret) {
         if (b.size == 0) {
                 blob_done(&b);
                 return log_error_errno(SYNTHETIC_ERRNO(EINVAL), "initrd %s is empty.", path);
+        }
+        /* A kernel, a UKI or a file given by mistake would only fail at boot; read it as foyer ls
+         * does. */
+        r = ls_check_initrd(path, (const uint8_t *) b.data, b.size);
+        if (r < 0) {            /* logged, naming the file */
+                blob_done(&b);
+                return r;
         }
         *ret_secret = !(st.st_mode & S_IROTH);
         if (*ret_secret)
@@ -479,22 +490,25 @@ int verb_uki(int argc, char *argv[]) {
                 case ARG_SIGN_CERT:     u.sign_cert = optarg;   break;
                 default:
                         r = build_args_parse(&a, opt, optarg);
-                        if (r == 0)
-                                r = -EINVAL;
+                        if (r == 0)     /* getopt named the option already */
+                                r = usage_hint("uki");
                 }
         }
-        if (r >= 0 && optind < argc)
-                r = log_error_errno(SYNTHETIC_ERRNO(EINVAL), "uki takes no positional arguments (got \"%s\").",
-                                    argv[optind]);
-        if (r >= 0 && isempty(u.output))
-                r = log_error_errno(SYNTHETIC_ERRNO(EINVAL), "uki needs --output (-o).");
+        if (r >= 0 && optind < argc) {
+                log_error("uki takes no positional arguments (got \"%s\").", argv[optind]);
+                r = usage_hint("uki");
+        }
+        if (r >= 0 && isempty(u.output)) {
+                log_error("uki needs --output (-o).");
+                r = usage_hint("uki");
+        }
         if (r >= 0 && !u.sign_key != !u.sign_cert)
                 r = log_error_errno(SYNTHETIC_ERRNO(EINVAL), "--sign-key and --sign-cert go together.");
         if (r >= 0 && u.initrd && a.any && (a.modules || a.files || a.key_files || a.cli.crypttab ||
-                                            a.cli.compression >= 0 || a.cli.level >= 0))
+                                            a.cli.compression >= 0 || a.cli.level >= 0 || a.cli.no_shell))
                 r = log_error_errno(SYNTHETIC_ERRNO(EINVAL),
-                                    "--initrd names a finished image; the image options (--add-module, --compress, ...) "
-                                    "only apply when foyer uki builds one.");
+                                    "--initrd names a finished image; the image options (--add-module, --compress, "
+                                    "--no-shell, ...) only apply when foyer uki builds one.");
         if (r >= 0)
                 r = make_uki(&u, &a);
 

@@ -49,6 +49,10 @@ expect_usage "unknown build option" "^$prog build: unrecognized option '--frob'"
 expect_usage "unknown short option" "^$prog build: invalid option -- 'Z'" build "$foyer" build -Z
 expect_usage "missing argument" "^$prog build: option '--kver' requires an argument" build "$foyer" build --kver
 expect_usage "unknown ls option" "^$prog ls: unrecognized option '--frob'" ls "$foyer" ls --frob
+expect_usage "unknown uki option" "^$prog uki: unrecognized option '--frob'" uki "$foyer" uki --frob
+expect_usage "uki argument" 'uki takes no positional arguments (got "x.efi")' uki "$foyer" uki x.efi
+expect_usage "uki without --output" 'uki needs --output' uki "$foyer" uki --kver 1.0
+expect_usage "ls without an image" 'ls needs an image' ls "$foyer" ls
 expect_usage "unknown preview option" "^$prog preview: unrecognized option '--frob'" preview "$foyer" preview --frob
 expect_usage "preview argument" 'preview takes no arguments (got "root=/dev/sda")' preview \
         "$foyer" preview root=/dev/sda

@@ -96,6 +96,13 @@ echo "== deterministic"
         --cmdline @"$tmp/cmdline" --os-release "$tmp/os-release"
 cmp "$tmp/a.efi" "$tmp/b.efi" || fail "two runs differ"
 
+echo "== foyer uki --initrd takes a compressed initrd, and concatenated archives"
+gzip -c "$tmp/initrd.cpio" > "$tmp/initrd.cpio.gz"
+cat "$tmp/initrd.cpio" "$tmp/initrd.cpio.gz" > "$tmp/concat.img"
+"$foyer" uki -o "$tmp/z.efi" --stub "$stub" --kernel "$kernel" --initrd "$tmp/concat.img" \
+        --os-release "$tmp/os-release" || fail "uki --initrd with concatenated archives"
+[[ $("$foyer" ls "$tmp/z.efi" hello) == hello ]] || fail "foyer ls UKI hello: not the initrd's file"
+
 echo "== foyer ls"
 "$foyer" ls "$tmp/a.efi" > "$tmp/ls"
 grep -q '^  \.uname .*"'"$kver"'"$' "$tmp/ls" || fail "ls: no .uname"
@@ -161,6 +168,18 @@ mkdir "$tmp/ro" && chattr +i "$tmp/ro" 2>/dev/null && {
 }
 expect_error "Failed to read initrd $tmp/none" "$tmp/x.efi" --stub "$stub" --kernel "$kernel" --initrd "$tmp/none" \
         --os-release "$tmp/os-release"
+# --initrd is read as foyer ls reads an image, before anything is written.
+expect_error "$tmp/os-release is not an initrd: neither a cpio archive" "$tmp/x.efi" --stub "$stub" --kernel "$kernel" \
+        --initrd "$tmp/os-release" --os-release "$tmp/os-release"
+expect_error "$kernel is a PE image (a UKI or a kernel), not an initrd" "$tmp/x.efi" --stub "$stub" --kernel "$kernel" \
+        --initrd "$kernel" --os-release "$tmp/os-release"
+head -c 200 "$tmp/initrd.cpio" > "$tmp/truncated.cpio"
+expect_error "$tmp/truncated.cpio: cpio archive at offset 0 is truncated" "$tmp/x.efi" --stub "$stub" --kernel "$kernel" \
+        --initrd "$tmp/truncated.cpio" --os-release "$tmp/os-release"
+gzip -c "$tmp/initrd.cpio" | head -c 40 > "$tmp/truncated.cpio.gz"
+expect_error "$tmp/truncated.cpio.gz: gzip data at offset 0 is truncated" "$tmp/x.efi" --stub "$stub" --kernel "$kernel" \
+        --initrd "$tmp/truncated.cpio.gz" --os-release "$tmp/os-release"
+expect_error "image options (.*--no-shell, ...) only apply" "$tmp/x.efi" --stub "$stub" "${common[@]}" --no-shell
 expect_error "Splash $tmp/os-release is not a BMP" "$tmp/x.efi" --stub "$stub" "${common[@]}" --splash "$tmp/os-release"
 expect_error "go together" "$tmp/x.efi" --stub "$stub" "${common[@]}" --sign-key "$tmp/os-release"
 expect_error "needs --output" "" --stub "$stub" "${common[@]}"
