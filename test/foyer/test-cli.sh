@@ -88,6 +88,58 @@ else
         echo "no kernel or generators: skipping the dracut-style build"
 fi
 
+echo "== foyer ls: entries on stdout, a header and a summary on stderr"
+mkdir -p "$tmp/tree/etc/dir" "$tmp/tree/usr/bin"
+cp "$(type -P true)" "$tmp/tree/usr/bin/true"
+printf 'a\tb\n' >"$tmp/tree/etc/fstab"
+: >"$tmp/tree/etc/empty"
+ln -s fstab "$tmp/tree/etc/link"
+(cd "$tmp/tree" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) >"$tmp/tree.cpio"
+zstd -q -c "$tmp/tree.cpio" >"$tmp/tree.img"
+"$foyer" ls "$tmp/tree.img" >"$tmp/ls.out" 2>"$tmp/ls.err" || { cat "$tmp/ls.err"; fail "foyer ls"; }
+cat "$tmp/ls.err"
+# stdout is what it always was: one entry a line, the path in the third field, as cpio -t has it.
+diff <(awk '{ print $3 }' "$tmp/ls.out") <(cpio -t --quiet <"$tmp/tree.cpio") || fail "foyer ls: stdout is not the entries"
+[ "$(sed -n 1p "$tmp/ls.err")" = "Image: $tmp/tree.img, $(stat -c %s "$tmp/tree.img") bytes" ] || fail "foyer ls: header"
+[ "$(sed -n 2p "$tmp/ls.err")" = "Offset 0: zstd-compressed cpio" ] || fail "foyer ls: compression"
+files=$(find "$tmp/tree" -type f | wc -l) dirs=$(find "$tmp/tree" -type d | wc -l)
+links=$(find "$tmp/tree" -type l | wc -l) bytes=$(find "$tmp/tree" -type f -printf '%s\n' | awk '{ s += $1 } END { print s }')
+want="Summary: entries $((files + dirs + links)), files $files ($bytes bytes), directories $dirs, symlinks $links, other 0"
+[ "$(sed -n 3p "$tmp/ls.err")" = "$want" ] || fail "foyer ls: summary is not '$want'"
+[ "$(grep -c . "$tmp/ls.err")" -eq 3 ] || fail "foyer ls: more than a header and a summary on stderr"
+# Both on one stream: the header first, the summary last.
+"$foyer" ls "$tmp/tree.img" >"$tmp/ls.both" 2>&1
+[ "$(head -n 1 "$tmp/ls.both")" = "Image: $tmp/tree.img, $(stat -c %s "$tmp/tree.img") bytes" ] || fail "foyer ls 2>&1: header not first"
+[ "$(tail -n 1 "$tmp/ls.both")" = "$want" ] || fail "foyer ls 2>&1: summary not last"
+
+echo "== foyer ls of concatenated archives: a header line for each, one summary"
+gzip -c "$tmp/tree.cpio" >"$tmp/tree.cpio.gz"
+cat "$tmp/tree.cpio" "$tmp/tree.cpio.gz" >"$tmp/concat.img"
+"$foyer" ls "$tmp/concat.img" 2>"$tmp/ls.err" >/dev/null
+grep -qx 'Offset 0: uncompressed cpio' "$tmp/ls.err" || fail "concatenated: no uncompressed archive at 0"
+grep -qx "Offset $(stat -c %s "$tmp/tree.cpio"): gzip-compressed cpio" "$tmp/ls.err" || fail "concatenated: no gzip archive"
+grep -q "^Summary: entries $((2 * (files + dirs + links))), files $((2 * files)) ($((2 * bytes)) bytes)," "$tmp/ls.err" ||
+        fail "concatenated: the summary does not count both archives"
+
+echo "== foyer ls IMAGE PATH and -f PATH print one file, byte for byte"
+for form in "ls $tmp/tree.img usr/bin/true" "ls $tmp/tree.img /usr/bin/true" "ls $tmp/tree.img ./usr/bin/true" \
+            "ls -f usr/bin/true $tmp/tree.img" "ls --file=/usr/bin/true $tmp/concat.img"; do
+        # shellcheck disable=SC2086 # the forms are words
+        "$foyer" $form >"$tmp/cat" 2>"$tmp/cat.err" || { cat "$tmp/cat.err"; fail "foyer $form"; }
+        cmp "$tmp/cat" "$tmp/tree/usr/bin/true" || fail "foyer $form: not the file"
+        [ ! -s "$tmp/cat.err" ] || fail "foyer $form: something on stderr"
+done
+[ "$("$foyer" ls "$tmp/tree.img" etc/fstab etc/empty etc/fstab)" = "$(printf 'a\tb\na\tb')" ] ||
+        fail "foyer ls IMAGE PATH PATH: not the files in order"
+out=
+expect_error "a path not in the image" "$tmp/tree.img has no file etc/none\.\$" "$foyer" ls "$tmp/tree.img" etc/none
+expect_error "a directory" "$tmp/tree.img: /etc/dir is a directory" "$foyer" ls "$tmp/tree.img" /etc/dir
+expect_error "a symlink" "$tmp/tree.img: etc/link is a symlink to fstab" "$foyer" ls "$tmp/tree.img" etc/link
+expect_error "the old form with two images" "has no file $tmp/concat.img (foyer ls lists one image" \
+        "$foyer" ls "$tmp/tree.img" "$tmp/concat.img"
+expect_error "not an image" "$tmp/tree/etc/fstab: neither a cpio archive" "$foyer" ls "$tmp/tree/etc/fstab" etc/fstab
+[ ! -s "$tmp/stdout" ] || fail "foyer ls IMAGE PATH: output for a file it cannot read"
+
 echo "== preview"
 require_generator foyer-root-generator
 require_generator foyer-crypt-generator
