@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
+#include <assert.h>
 #include <inttypes.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -39,26 +40,32 @@ static double now_s(void) {
         return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Checks the output directory before the work, so a wrong path fails in milliseconds. */
-static int check_output_dir(const char *output) {
-        _cleanup_free_ char *dir = strchr(output, '/') ? path_dirname(output) : strdup(".");
-        struct stat st;
+/* The output path (Output= or -o with its specifiers expanded, else ./initrd-KVER.img) and the file
+ * it makes build_image() replace (see output_path_resolve()). */
+static int output_prepare(const char *pattern, const char *kver, char **ret_output, char **ret_target) {
+        _cleanup_free_ char *output = NULL;
+        int r;
 
-        if (!dir)
-                return log_oom();
-        if (stat(dir, &st) < 0)
-                return log_error_errno(errno, "Output directory %s: %m", dir);
-        if (!S_ISDIR(st.st_mode))
-                return log_error_errno(SYNTHETIC_ERRNO(ENOTDIR), "Output directory %s is not a directory.", dir);
-        if (access(dir, W_OK) < 0)
-                return log_error_errno(errno, "Output directory %s is not writable: %m", dir);
+        assert(ret_output);
+        assert(ret_target);
+
+        if (pattern)
+                r = output_expand(pattern, kver, &output);
+        else
+                r = (output = strjoin("initrd-", kver, ".img")) ? 0 : -ENOMEM;
+        if (r < 0)
+                return r == -ENOMEM ? log_oom() : log_error_errno(r, "Invalid output path %s.", pattern);
+        r = output_path_resolve(output, ret_target);
+        if (r < 0)
+                return r;
+        *ret_output = TAKE_PTR(output);
         return 0;
 }
 
 int build_image(const BuildConfig *c, int out_fd, char ***ret_keys) {
         _cleanup_(manifest_freep) Manifest *m = NULL;
         _cleanup_strv_free_ char **search_path = NULL, **wanted = NULL, **keys = NULL;
-        _cleanup_free_ char *output = NULL;
+        _cleanup_free_ char *output = NULL, *target = NULL;
         _cleanup_(sink_freep) Sink *sink = NULL;
         OutputFile out = OUTPUT_FILE_NULL;
         Probe p = {};
@@ -76,6 +83,14 @@ int build_image(const BuildConfig *c, int out_fd, char ***ret_keys) {
         if (stat(root, &st) < 0 || !S_ISDIR(st.st_mode))
                 return log_error_errno(errno ?: ENOTDIR, "Source root %s is not a directory: %m", root);
 
+        /* A wrong output path fails in milliseconds, before the work: before the probe, unless the
+         * path depends on the kernel version. */
+        if (out_fd < 0 && c->output && !output_uses_kver(c->output)) {
+                r = output_prepare(c->output, NULL, &output, &target);
+                if (r < 0)
+                        return r;
+        }
+
         /* probe */
         r = probe_host(root, c->kver, &p);
         if (r < 0)
@@ -83,16 +98,13 @@ int build_image(const BuildConfig *c, int out_fd, char ***ret_keys) {
 
         if (out_fd >= 0)
                 output = strdup("the initrd");
-        else
-                output = c->output ? strdup(c->output) : strjoin("initrd-", p.kver, ".img");
+        else if (!output)
+                r = output_prepare(c->output, p.kver, &output, &target);
+        if (r < 0)
+                goto finish;
         if (!output) {
                 r = log_oom();
                 goto finish;
-        }
-        if (out_fd < 0) {
-                r = check_output_dir(output);
-                if (r < 0)
-                        goto finish;
         }
 
         /* plan */
@@ -126,7 +138,7 @@ int build_image(const BuildConfig *c, int out_fd, char ***ret_keys) {
 
         /* emit */
         if (out_fd < 0) {
-                r = output_file_open(output, &out);
+                r = output_file_open(target, &out);
                 if (r < 0)
                         goto finish;
         }
@@ -171,7 +183,8 @@ int build_image(const BuildConfig *c, int out_fd, char ***ret_keys) {
                         goto finish;
         }
 
-        log_info("Wrote %s: kernel %s, %zu entries, %.1f MiB cpio, %.1f MiB %s, %.2f s.", output, p.kver,
+        log_info("Wrote %s%s%s: kernel %s, %zu entries, %.1f MiB cpio, %.1f MiB %s, %.2f s.", output,
+                 target && !streq(target, output) ? " -> " : "", target && !streq(target, output) ? target : "", p.kver,
                  m->n_entries, sink_bytes_in(sink) / 1048576.0, st.st_size / 1048576.0,
                  compression_to_string(c->compression), now_s() - t0);
         if (ret_keys)

@@ -3,13 +3,113 @@
 #include <assert.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 
 #include "commit.h"
 #include "log.h"
 #include "util.h"
+
+static const char *file_type_name(mode_t mode) {
+        switch (mode & S_IFMT) {
+        case S_IFDIR:  return "a directory";
+        case S_IFCHR:  return "a character device";
+        case S_IFBLK:  return "a block device";
+        case S_IFIFO:  return "a FIFO";
+        case S_IFSOCK: return "a socket";
+        case S_IFLNK:  return "a symlink";
+        default:       return "not a regular file";
+        }
+}
+
+/* The directory the image is written into: it must take a new file. */
+static int check_output_dir(const char *output) {
+        _cleanup_free_ char *dir = strchr(output, '/') ? path_dirname(output) : strdup(".");
+        struct stat st;
+
+        if (!dir)
+                return log_oom();
+        if (stat(dir, &st) < 0)
+                return log_error_errno(errno, "Output directory %s: %m", dir);
+        if (!S_ISDIR(st.st_mode))
+                return log_error_errno(SYNTHETIC_ERRNO(ENOTDIR), "Output directory %s is not a directory.", dir);
+        if (access(dir, W_OK) < 0)
+                return log_error_errno(errno, "Output directory %s is not writable: %m", dir);
+        return 0;
+}
+
+/* A symlink is followed to the regular file it names (Debian's /initrd.img points to
+ * boot/initrd.img-VERSION): that file is the one replaced, so the link keeps working. */
+static int resolve_symlink(const char *path, char **ret) {
+        _cleanup_free_ char *target = NULL;
+        char text[PATH_MAX];
+        struct stat st;
+        ssize_t n;
+
+        target = realpath(path, NULL);
+        if (!target) {
+                if (errno != ENOENT)
+                        return log_error_errno(errno, "Output %s: %m", path);
+                n = readlink(path, text, sizeof(text) - 1);
+                if (n < 0)
+                        return log_error_errno(errno, "Output %s: %m", path);
+                text[n] = 0;
+                return log_error_errno(SYNTHETIC_ERRNO(ENOENT),
+                                       "Output %s is a symlink to %s, which does not exist; refusing to guess where "
+                                       "the image should go. Name the file itself with -o.", path, text);
+        }
+        if (stat(target, &st) < 0)
+                return log_error_errno(errno, "Output %s: %s: %m", path, target);
+        if (!S_ISREG(st.st_mode))
+                return log_error_errno(SYNTHETIC_ERRNO(S_ISDIR(st.st_mode) ? EISDIR : EINVAL),
+                                       "Output %s is a symlink to %s, which is %s; refusing to replace it.", path,
+                                       target, file_type_name(st.st_mode));
+        log_debug("Output %s is a symlink to %s: replacing that file.", path, target);
+        *ret = TAKE_PTR(target);
+        return 0;
+}
+
+int output_path_resolve(const char *path, char **ret) {
+        _cleanup_free_ char *resolved = NULL;
+        struct stat st;
+        int r;
+
+        assert(path);
+        assert(ret);
+
+        if (isempty(path) || endswith(path, "/"))
+                return log_error_errno(SYNTHETIC_ERRNO(EISDIR), "Output \"%s\" names a directory, not a file.", path);
+
+        if (lstat(path, &st) < 0) {
+                if (errno != ENOENT)
+                        return log_error_errno(errno, "Output %s: %m", path);
+                resolved = strdup(path);        /* a new file */
+                if (!resolved)
+                        return log_oom();
+        } else if (S_ISLNK(st.st_mode)) {
+                r = resolve_symlink(path, &resolved);
+                if (r < 0)
+                        return r;
+        } else if (S_ISREG(st.st_mode)) {
+                resolved = strdup(path);
+                if (!resolved)
+                        return log_oom();
+        } else if (S_ISDIR(st.st_mode))
+                return log_error_errno(SYNTHETIC_ERRNO(EISDIR), "Output %s is a directory; give a file name.", path);
+        else
+                /* Renaming over a device node would replace the node, never write to the device. */
+                return log_error_errno(SYNTHETIC_ERRNO(EINVAL), "Output %s is %s, not a regular file; refusing to replace it.",
+                                       path, file_type_name(st.st_mode));
+
+        r = check_output_dir(resolved);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(resolved);
+        return 0;
+}
 
 /* A named temporary file: only where the file system cannot do O_TMPFILE. */
 static int open_named_temp(OutputFile *o, const char *dir) {

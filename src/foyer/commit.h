@@ -20,6 +20,14 @@ typedef struct OutputFile {
 
 #define OUTPUT_FILE_NULL { .fd = -EBADF, .dir_fd = -EBADF, .cleanup_slot = -1 }
 
+/* Checks an output path given by the user before any work is done, and returns the file to
+ * replace: path itself when it does not exist or is a regular file; when it is a symlink, the
+ * regular file it points to (canonical path), so that the link keeps working and the target is
+ * replaced atomically in its own directory. Refused, with a message naming path: a directory, a
+ * device node, a FIFO or a socket (or a symlink to one), a dangling symlink, a path ending in "/",
+ * and a directory that cannot take a new file. */
+int output_path_resolve(const char *path, char **ret);
+
 /* Creates the temporary file, mode 0600. Fails early (with a message naming the directory) when
  * the output directory cannot take it. */
 int output_file_open(const char *path, OutputFile *ret);

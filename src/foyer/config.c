@@ -95,11 +95,94 @@ static int check_cmdline(const char *value, const char *file, unsigned line) {
                                "%s: unbalanced quote in kernel command line parameter %s, refusing.", where, word);
 }
 
+/* Output= and -o take specifiers, as systemd's unit files do: %k the kernel version, %% a "%". */
+static int output_expand_full(const char *pattern, const char *kver, char **ret, char *ret_bad) {
+        _cleanup_free_ char *buf = NULL;
+        size_t size = 0;
+        FILE *f;
+
+        assert(pattern);
+
+        f = open_memstream(&buf, &size);
+        if (!f)
+                return -ENOMEM;
+        for (const char *p = pattern; *p; p++) {
+                if (*p != '%') {
+                        fputc(*p, f);
+                        continue;
+                }
+                switch (p[1]) {
+                case '%':
+                        fputc('%', f);
+                        break;
+                case 'k':
+                        fputs(strempty(kver), f);
+                        break;
+                default:
+                        fclose(f);
+                        if (ret_bad)
+                                *ret_bad = p[1];
+                        return -EINVAL;
+                }
+                p++;
+        }
+        if (fclose(f) != 0)
+                return -ENOMEM;
+        if (ret)
+                *ret = TAKE_PTR(buf);
+        return 0;
+}
+
+bool output_uses_kver(const char *pattern) {
+        assert(pattern);
+
+        for (const char *p = pattern; *p; p++)
+                if (p[0] == '%') {
+                        if (p[1] == 'k')
+                                return true;
+                        if (p[1] == '%')
+                                p++;
+                }
+        return false;
+}
+
+int output_expand(const char *pattern, const char *kver, char **ret) {
+        assert(pattern);
+        assert(kver || !output_uses_kver(pattern));
+        assert(ret);
+
+        return output_expand_full(pattern, kver, ret, NULL);
+}
+
+static int check_output(const char *value, const char *file, unsigned line) {
+        char bad = 0;
+        int r;
+
+        assert(value);
+
+        r = output_expand_full(value, "", NULL, &bad);
+        if (r == -ENOMEM)
+                return log_oom();
+        if (r < 0) {
+                /* The builder's own options come as file "command line", line 0. */
+                if (line > 0)
+                        return log_error_errno(r, "%s:%u: Output=%s: unknown specifier %%%c%s (%%k is the kernel version, "
+                                               "%%%% a %%).", file, line, value, bad ?: ' ', bad ? "" : "at the end");
+                return log_error_errno(r, "--output=%s: unknown specifier %%%c%s (%%k is the kernel version, %%%% a %%).",
+                                       value, bad ?: ' ', bad ? "" : "at the end");
+        }
+        return 0;
+}
+
 int build_config_assign(BuildConfig *c, const char *key, const char *value, const char *file, unsigned line) {
         int r;
 
-        if (streq(key, "Output"))
+        if (streq(key, "Output")) {
+                r = check_output(value, file, line);
+                if (r < 0)
+                        return r;       /* logged */
                 r = set_string(&c->output, value);
+        }
         else if (streq(key, "KernelVersion"))
                 r = set_string(&c->kver, value);
         else if (streq(key, "Root"))

@@ -8,7 +8,7 @@
 #include "compress.h"
 
 typedef struct BuildConfig {
-        char *output;           /* NULL: ./initrd-<kver>.img */
+        char *output;           /* NULL: ./initrd-<kver>.img; may hold %k and %%, see output_expand() */
         char *kver;             /* NULL: probe */
         char *root;             /* source tree, "/" by default */
         Compression compression;
@@ -32,3 +32,9 @@ int build_config_load_files(BuildConfig *c);
 
 /* Applies one "Key=value" setting; used by the file parser and exposed for tests. */
 int build_config_assign(BuildConfig *c, const char *key, const char *value, const char *file, unsigned line);
+
+/* Output= (and -o) may name the kernel version as %k, and a "%" as %%; any other specifier is
+ * refused when the setting is read. output_uses_kver() tells whether the path can be known before
+ * the kernel version is; output_expand() makes the path (kver may be NULL if it is not used). */
+bool output_uses_kver(const char *pattern);
+int output_expand(const char *pattern, const char *kver, char **ret);

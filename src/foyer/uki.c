@@ -289,12 +289,12 @@ static int run_sbsign(const UkiArgs *u, int in_fd, int out_fd) {
 
 /* The UKI goes to an unnamed file in the output directory (output_file_open()) and gets its name
  * only when complete. Signed, the unsigned image is a memfd that sbsign signs into that file. */
-static int write_uki(const UkiArgs *u, const uint8_t *data, size_t size, mode_t mode) {
+static int write_uki(const UkiArgs *u, const char *target, const uint8_t *data, size_t size, mode_t mode) {
         OutputFile out = OUTPUT_FILE_NULL;
         _cleanup_close_ int unsigned_fd = -EBADF;
         int r;
 
-        r = output_file_open(u->output, &out);
+        r = output_file_open(target, &out);
         if (r < 0)
                 return r;
 
@@ -326,7 +326,7 @@ finish:
 
 static int make_uki(const UkiArgs *u, BuildArgs *a) {
         _cleanup_(blob_done) Blob stub = {}, kernel = {}, initrd = {}, cmdline = {}, osrel = {}, splash = {};
-        _cleanup_free_ char *kernel_path = NULL, *osrel_path = NULL, *uname_str = NULL, *out = NULL;
+        _cleanup_free_ char *kernel_path = NULL, *osrel_path = NULL, *uname_str = NULL, *out = NULL, *target = NULL;
         const char *root = a->cli.root ?: "/", *why = NULL;
         PeAddSection add[6];
         size_t n_add = 0, out_size;
@@ -334,7 +334,10 @@ static int make_uki(const UkiArgs *u, BuildArgs *a) {
         bool secret = false;
         int r;
 
-        /* Cheap checks first: a bad stub or key fails before an image is built. */
+        /* Cheap checks first: a bad output path, stub or key fails before an image is built. */
+        r = output_path_resolve(u->output, &target);
+        if (r < 0)
+                return r;
         r = load_stub(u->stub ?: DEFAULT_STUB, &stub, &stub_pe);
         if (r < 0)
                 return r;
@@ -432,7 +435,7 @@ static int make_uki(const UkiArgs *u, BuildArgs *a) {
         if (r < 0)
                 return log_error_errno(r, "Cannot add sections to stub %s: %s.", u->stub ?: DEFAULT_STUB, why);
 
-        r = write_uki(u, (const uint8_t *) out, out_size, secret ? 0600 : 0644);
+        r = write_uki(u, target, (const uint8_t *) out, out_size, secret ? 0600 : 0644);
         if (r < 0)
                 return r;
         log_info("Wrote %s: kernel %s, %.1f MiB (initrd %.1f MiB)%s.", u->output, uname_str, out_size / 1048576.0,

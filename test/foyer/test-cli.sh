@@ -72,6 +72,46 @@ expect_error "-g and -k" 'Kernel version 0.0-foyer-test has no modules' \
         "$foyer" build -g "$out" -k 0.0-foyer-test
 unset out
 
+echo "== output paths, checked before the work (the kernel version 0.0-foyer-test would fail next)"
+mkdir "$tmp/outdir"
+mkfifo "$tmp/fifo"
+ln -s "$tmp/missing.img" "$tmp/dangling"
+ln -s /dev/null "$tmp/to-null"
+ln -s outdir "$tmp/to-dir"
+nokver=(-k 0.0-foyer-test)
+expect_error "-o /dev/null" '^foyer: Output /dev/null is a character device, not a regular file; refusing' \
+        "$foyer" build -o /dev/null "${nokver[@]}"
+[ -c /dev/null ] || fail "/dev/null is no longer a character device"
+expect_error "-o FIFO" "Output $tmp/fifo is a FIFO, not a regular file" "$foyer" build -o "$tmp/fifo" "${nokver[@]}"
+[ -p "$tmp/fifo" ] || fail "the FIFO was replaced"
+expect_error "-o DIR" "Output $tmp/outdir is a directory" "$foyer" build -o "$tmp/outdir" "${nokver[@]}"
+expect_error "-o DIR/" "Output \"$tmp/outdir/\" names a directory" "$foyer" build "$tmp/outdir/" "${nokver[@]}"
+[ -z "$(ls -A "$tmp/outdir")" ] || fail "files left in the output directory"
+expect_error "-o to a dangling symlink" "Output $tmp/dangling is a symlink to $tmp/missing.img, which does not exist" \
+        "$foyer" build -o "$tmp/dangling" "${nokver[@]}"
+[ ! -e "$tmp/missing.img" ] || fail "the dangling symlink's target was created"
+[ "$(readlink "$tmp/dangling")" = "$tmp/missing.img" ] || fail "the dangling symlink changed"
+expect_error "-o to a symlink to /dev/null" "Output $tmp/to-null is a symlink to /dev/null, which is a character device" \
+        "$foyer" build -o "$tmp/to-null" "${nokver[@]}"
+expect_error "-o to a symlink to a directory" "Output $tmp/to-dir is a symlink to $tmp/outdir, which is a directory" \
+        "$foyer" build -o "$tmp/to-dir" "${nokver[@]}"
+expect_error "-o with an unknown specifier" "--output=$tmp/x-%v.img: unknown specifier %v" \
+        "$foyer" build -o "$tmp/x-%v.img" "${nokver[@]}"
+mkdir -p "$tmp/conf/etc/foyer"
+printf '[Build]\nOutput=%s/x-%%%%-%%v.img\n' "$tmp" >"$tmp/conf/etc/foyer/foyer.conf"
+FOYER_CONFIG_ROOT=$tmp/conf expect_error "Output= with an unknown specifier" \
+        "$tmp/conf/etc/foyer/foyer.conf:2: Output=$tmp/x-%%-%v.img: unknown specifier %v" "$foyer" build "${nokver[@]}"
+unset nokver
+
+if compgen -G '/usr/lib/modules/*/modules.order' >/dev/null; then
+        require_kernel
+        echo "== -o expands %k and %% (the expanded path is a directory: refused, still before the work)"
+        mkdir "$tmp/outdir/100%-$kver.img"
+        expect_error "-o with %k and %%" "Output $tmp/outdir/100%-$kver.img is a directory" \
+                "$foyer" build -o "$tmp/outdir/100%%-%k.img" -k "$kver"
+        rmdir "$tmp/outdir/100%-$kver.img"
+fi
+
 if [ -n "$(compgen -G "$FOYER_GENERATOR_DIR/foyer-*")" ] && compgen -G '/usr/lib/modules/*/modules.order' >/dev/null; then
         require_kernel
         echo "== dracut-style build: foyer build -f -N --add-drivers \"dummy veth\" OUTPUT KVER"
@@ -84,6 +124,21 @@ if [ -n "$(compgen -G "$FOYER_GENERATOR_DIR/foyer-*")" ] && compgen -G '/usr/lib
         expect_error "--add-drivers with an unknown module" 'no-such-module-x' \
                 "$foyer" build --add-drivers "dummy no-such-module-x" "$out" "$kver"
         unset out
+
+        echo "== Output=DIR/initrd-%k.img, a symlink as Debian's /initrd.img: the file it points to is replaced"
+        mkdir "$tmp/boot"
+        echo old >"$tmp/boot/initrd.img-$kver"
+        ln -s "boot/initrd.img-$kver" "$tmp/initrd-$kver.img"
+        ino=$(stat -c %i "$tmp/boot/initrd.img-$kver")
+        printf '[Build]\nOutput=%s/initrd-%%k.img\nCompression=none\n' "$tmp" >"$tmp/conf/etc/foyer/foyer.conf"
+        FOYER_CONFIG_ROOT=$tmp/conf "$foyer" build -k "$kver" 2>"$tmp/err" || { cat "$tmp/err"; fail "build through a symlink"; }
+        cat "$tmp/err"
+        grep -q "Wrote $tmp/initrd-$kver.img -> $tmp/boot/initrd.img-$kver:" "$tmp/err" || fail "the message does not name the target"
+        [ "$(readlink "$tmp/initrd-$kver.img")" = "boot/initrd.img-$kver" ] || fail "the symlink was replaced"
+        [ "$(stat -c %i "$tmp/boot/initrd.img-$kver")" != "$ino" ] || fail "the target was rewritten in place, not replaced"
+        "$foyer" ls "$tmp/initrd-$kver.img" 2>/dev/null | grep -q ' usr/lib/systemd/systemd$' || fail "the target is not the image"
+        [ -z "$(compgen -G "$tmp/boot/.#*")$(compgen -G "$tmp/.#*")" ] || fail "temporary files left behind"
+        [ "$(find "$tmp/boot" -type f | wc -l)" -eq 1 ] || fail "more than the target in the target's directory"
 else
         echo "no kernel or generators: skipping the dracut-style build"
 fi

@@ -96,6 +96,18 @@ echo "== deterministic"
         --cmdline @"$tmp/cmdline" --os-release "$tmp/os-release"
 cmp "$tmp/a.efi" "$tmp/b.efi" || fail "two runs differ"
 
+echo "== -o through a symlink replaces the file it points to, atomically, and keeps the link"
+mkdir "$tmp/esp"
+echo old > "$tmp/esp/linux.efi"
+ln -s esp/linux.efi "$tmp/link.efi"
+ino=$(stat -c %i "$tmp/esp/linux.efi")
+"$foyer" uki -o "$tmp/link.efi" --stub "$stub" --kernel "$kernel" --initrd "$tmp/initrd.cpio" \
+        --cmdline @"$tmp/cmdline" --os-release "$tmp/os-release"
+[[ -L $tmp/link.efi && $(readlink "$tmp/link.efi") == esp/linux.efi ]] || fail "the symlink was replaced"
+[[ $(stat -c %i "$tmp/esp/linux.efi") != "$ino" ]] || fail "the target was rewritten in place"
+cmp "$tmp/esp/linux.efi" "$tmp/a.efi" || fail "the target is not the UKI"
+[[ $(ls -A "$tmp/esp") == linux.efi ]] || fail "temporary files left beside the target"
+
 echo "== foyer uki --initrd takes a compressed initrd, and concatenated archives"
 gzip -c "$tmp/initrd.cpio" > "$tmp/initrd.cpio.gz"
 cat "$tmp/initrd.cpio" "$tmp/initrd.cpio.gz" > "$tmp/concat.img"
@@ -161,9 +173,15 @@ expect_error "Stub $tmp/a.efi already holds a .linux section" "$tmp/x.efi" --stu
 expect_error "Kernel $tmp/initrd.cpio is not an EFI image" "$tmp/x.efi" --stub "$stub" --kernel "$tmp/initrd.cpio" \
         --initrd "$tmp/initrd.cpio" --os-release "$tmp/os-release"
 expect_error "/nonexistent-dir" /nonexistent-dir/x.efi --stub "$stub" "${common[@]}"
+expect_error "Output /dev/null is a character device, not a regular file" "$tmp/x.efi" --stub "$stub" "${common[@]}" -o /dev/null
+[[ -c /dev/null ]] || fail "/dev/null is no longer a character device"
+expect_error "Output $tmp/esp is a directory" "$tmp/esp/x.efi" --stub "$stub" "${common[@]}" -o "$tmp/esp"
+ln -s "$tmp/nowhere.efi" "$tmp/dangling.efi"
+expect_error "Output $tmp/dangling.efi is a symlink to $tmp/nowhere.efi, which does not exist" "$tmp/nowhere.efi" \
+        --stub "$stub" "${common[@]}" -o "$tmp/dangling.efi"
 expect_error "Cannot write the image into /proc" /proc/x.efi --stub "$stub" "${common[@]}"
 mkdir "$tmp/ro" && chattr +i "$tmp/ro" 2>/dev/null && {
-        expect_error "Cannot write the image into $tmp/ro" "$tmp/ro/x.efi" --stub "$stub" "${common[@]}"
+        expect_error "Output directory $tmp/ro is not writable" "$tmp/ro/x.efi" --stub "$stub" "${common[@]}"
         chattr -i "$tmp/ro"
 }
 expect_error "Failed to read initrd $tmp/none" "$tmp/x.efi" --stub "$stub" --kernel "$kernel" --initrd "$tmp/none" \
