@@ -40,6 +40,23 @@ static double now_s(void) {
         return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+static const char *entry_type_name(EntryType t) {
+        static const char *const names[_ENTRY_TYPE_MAX] = {
+                [ENTRY_DIRECTORY]   = "directory",
+                [ENTRY_FILE]        = "file",
+                [ENTRY_DATA]        = "file",
+                [ENTRY_SYMLINK]     = "symlink",
+                [ENTRY_CHAR_DEVICE] = "device",
+        };
+
+        return t >= 0 && t < _ENTRY_TYPE_MAX ? names[t] : "entry";
+}
+
+static int log_entry_reason(Entry *e, void *userdata) {
+        log_debug("Entry %s (%s): %s", e->path, entry_type_name(e->type), e->reason);
+        return 0;
+}
+
 /* The output path (Output= or -o with its specifiers expanded, else ./initrd-KVER.img) and the file
  * it makes build_image() replace (see output_path_resolve()). */
 static int output_prepare(const char *pattern, const char *kver, char **ret_output, char **ret_target) {
@@ -135,6 +152,15 @@ int build_image(const BuildConfig *c, int out_fd, char ***ret_keys) {
         r = resolve_libraries(m, search_path);
         if (r < 0)
                 goto finish;
+
+        /* -v: why each entry is in the image, in the order of the listing */
+        if (log_get_max_level() >= LOG_DEBUG) {
+                r = manifest_foreach_sorted(m, log_entry_reason, NULL);
+                if (r < 0) {
+                        r = log_oom();
+                        goto finish;
+                }
+        }
 
         /* emit */
         if (out_fd < 0) {

@@ -114,10 +114,21 @@ fi
 
 if [ -n "$(compgen -G "$FOYER_GENERATOR_DIR/foyer-*")" ] && compgen -G '/usr/lib/modules/*/modules.order' >/dev/null; then
         require_kernel
-        echo "== dracut-style build: foyer build -f -N --add-drivers \"dummy veth\" OUTPUT KVER"
+        echo "== dracut-style build: foyer build -v -f -N --add-drivers \"dummy veth\" OUTPUT KVER"
+        echo added >"$tmp/added.txt"
         : >"$tmp/old.img"
-        "$foyer" build -f -N --add-drivers "dummy  veth" "$tmp/old.img" "$kver"
+        "$foyer" build -v -f -N --add-drivers "dummy  veth" -a "$tmp/added.txt:/etc/added" "$tmp/old.img" "$kver" \
+                2>"$tmp/verbose" || { cat "$tmp/verbose"; fail "dracut-style build"; }
         "$foyer" ls "$tmp/old.img" >"$tmp/ls"
+
+        echo "== -v says why each entry is in the image"
+        # "foyer: Entry /PATH (TYPE): REASON", one for each entry foyer ls lists, no more.
+        sed -n 's|^foyer: Entry /\(.*\) ([a-z]*): ..*$|\1|p' "$tmp/verbose" >"$tmp/reasons"
+        diff <(sort "$tmp/reasons") <(awk '{ print $3 }' "$tmp/ls" | sort) || fail "-v: entries and reasons differ"
+        grep -q '^foyer: Entry /etc/added (file): --add-file$' "$tmp/verbose" || fail "-v: no reason for --add-file"
+        grep -q '^foyer: Entry /usr/lib/modules/.*/dummy\.ko[.a-z]* (file): .*requested' "$tmp/verbose" ||
+                fail "-v: no reason for the requested module"
+        grep -q '^foyer: Entry /usr/lib/systemd/systemd (file): systemd (PID 1)$' "$tmp/verbose" || fail "-v: no reason for systemd"
         grep -q '/dummy\.ko' "$tmp/ls" || fail "--add-drivers: dummy missing"
         grep -q '/veth\.ko' "$tmp/ls" || fail "--add-drivers: veth missing"
         out=$tmp/never.img
