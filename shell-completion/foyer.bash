@@ -12,7 +12,7 @@ _foyer() {
         local -A opts=(
                 [build]="-h --help -o --output --cmdline $image -g --generate --add-drivers -f --force
                          -N --no-hostonly -H --hostonly"
-                [ls]='-h --help'
+                [ls]='-h --help -f --file'
                 [uki]="-h --help -o --output --kernel --initrd --cmdline --os-release --uname --splash
                        --stub --sign-key --sign-cert $image"
                 [preview]='-h --help --cmdline --crypttab --fstab -v --verbose'
@@ -54,8 +54,10 @@ _foyer() {
                 compopt -o filenames 2>/dev/null
                 mapfile -t COMPREPLY < <(compgen -f -- "$cur")
                 return 0 ;;
-        --cmdline | --compress-level | -m | --add-module | --add-drivers)
+        --cmdline | --compress-level | -m | --add-module | --add-drivers | --file)
                 return 0 ;;
+        -f)     # ls: a path inside the image; build: --force, which takes no argument
+                [[ $verb == ls ]] && return 0 ;;
         esac
 
         if [[ $cur == -* ]]; then
@@ -63,7 +65,8 @@ _foyer() {
         elif [[ $verb == help ]]; then
                 ((COMP_CWORD == 2)) && mapfile -t COMPREPLY < <(compgen -W "${!opts[*]}" -- "$cur")
         elif [[ $verb == build || $verb == ls ]]; then
-                # build's OUTPUT (and KVER, which a file name rarely matches), ls's images.
+                # build's OUTPUT (and KVER, which a file name rarely matches), ls's image (the paths
+                # after it are inside the image, which the completion does not read).
                 compopt -o filenames 2>/dev/null
                 mapfile -t COMPREPLY < <(compgen -f -- "$cur")
         fi
