@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # The documentation and the bash completion keep up with the command: foyer(1) and the completion
 # know every long option that "foyer COMMAND --help" prints; the completion completes commands,
-# options, kernel versions, formats and file names; and meson install puts foyer(1),
+# options, kernel versions, formats and file names; the figures in README.md and docs/*.md are
+# not image sizes or counts that go stale, and match the constants they describe; and meson install puts foyer(1),
 # foyer.conf(5), foyer-kernel-command-line(7) and the completion where man and bash look.
 # Usage: test-docs.sh FOYER SOURCE-ROOT BUILD-ROOT WITH-LOWDOWN(true|false)
 set -eu
@@ -82,6 +83,51 @@ complete_words build -f "$tmp/dir/im"
 [ "${COMPREPLY[*]}" = "$tmp/dir/image.img" ] || fail "'foyer build -f DIR/im' (-f is --force): ${COMPREPLY[*]}"
 complete_words build --cmdline ""
 [ "${#COMPREPLY[@]}" -eq 0 ] || fail "'foyer build --cmdline ' completes '${COMPREPLY[*]}'"
+
+echo "== figures in the docs: printed by a command the docs name, or checked here against their source"
+docs=("$src/README.md" "$src/docs/"*.md)
+# What an image holds depends on the kernel and the tree it comes from: the docs name foyer build's
+# last line and foyer ls's summary instead of giving counts or sizes that go stale.
+if grep -nE '[0-9][0-9,]* (entries|files in the image)|[0-9.]+ ?(MiB|MB) (of cpio|with zstd|with xz)' "${docs[@]}"; then
+        fail "an image's entry count or size in the docs (name the command that prints it)"
+fi
+# A number of scenarios is the number of scenario files.
+scenarios=$(find "$src/test/vm/scenarios" -name '*.scenario' | wc -l)
+[ "$scenarios" -gt 0 ] || fail "no scenarios found"
+while read -r n _; do
+        [ "$n" -eq "$scenarios" ] || fail "the docs say $n scenarios; there are $scenarios"
+done < <(grep -ohE '\b[0-9]+ (VM |QEMU )?(scenarios|boots)\b' "${docs[@]}")
+# figure DOC PHRASE SOURCE TEXT: the doc (its lines joined, so that wrapping does not matter) says
+# PHRASE and the file that decides it holds TEXT; change one and this fails until the other follows.
+figure() {
+        tr -s ' \n' '  ' <"$src/$1" | grep -qF -- "$2" || fail "$1 no longer says \"$2\" (update this test with the doc)"
+        grep -qF -- "$4" "$src/$3" || fail "$1 says \"$2\", but $3 has no \"$4\" any more"
+}
+figure README.md 'about 20 s a harness' meson_options.txt "option('fuzz_seconds', type : 'integer', value : 20,"
+figure docs/testing.md 'runs each harness for 20 seconds' meson_options.txt "option('fuzz_seconds', type : 'integer', value : 20,"
+figure docs/testing.md 'a 10-second hang' test/fuzz/run-libfuzzer.sh '-timeout=10 '
+figure docs/testing.md 'more than 2 GiB of memory' test/fuzz/run-libfuzzer.sh '-rss_limit_mb=2048 '
+figure docs/testing.md 'fewer than 20 scripts' test/shellcheck.sh '< 20))'
+# shellcheck disable=SC2016 # the backquotes are the doc's markdown, not a command
+figure docs/testing.md 'wait (up to 30 s) for its `return`' test/vm/vm-run.c '#define QMP_REPLY_SECS 30'
+figure docs/testing.md 'the last 60 console lines' test/vm/vm-run.c '#define TAIL_LINES 60'
+figure README.md 'the last 60 lines of the serial console' test/vm/vm-run.c '#define TAIL_LINES 60'
+figure docs/testing.md '4 MiB extents starting 1 MiB into each PV' test/vm/mkdisk.sh 'extent_size = 8192'
+figure docs/testing.md 'The deadline is 1500 s in all' test/mkosi/meson.build 'timeout : 1500'
+figure docs/testing.md 'gives the build 900 s and the boot 600 s' tools/mkosi-vm 'build_timeout=900'
+figure docs/testing.md 'gives the build 900 s and the boot 600 s' tools/mkosi-vm 'timeout=600'
+figure docs/mkosi.md '(default 600)' tools/mkosi-vm 'timeout=600'
+figure docs/mkosi.md 'default 900 s' tools/mkosi-vm 'build_timeout=900'
+figure docs/foyer.md 'a dictionary over 128 MiB is refused' src/foyer/compress.c '#define XZ_MEMLIMIT (128U * 1024U * 1024U)'
+figure docs/foyer.md 'longer than 4 KiB are refused' src/foyer/cpio.h '#define CPIO_PATH_MAX 4096U'
+figure docs/security.md 'over 4 KiB are refused' src/foyer/cpio.h '#define CPIO_PATH_MAX 4096U'
+figure docs/security.md 'a zstd stream under 64 KiB' test/foyer/test-ls.c 'ASSERT_TRUE(bomb.size < 64 * 1024);'
+figure docs/security.md '1 GiB listed under a 512 MiB address-space limit' test/foyer/test-ls.c 'struct rlimit rl = { 512 * MiB, 512 * MiB };'
+figure docs/security.md '1 GiB listed under' test/foyer/test-ls.c 'const uint64_t big = 1024ULL * MiB;'
+figure docs/security.md 'a 2 GiB symlink entry' test/foyer/test-ls.c 'const uint64_t big = 2048ULL * MiB;'
+figure docs/debugging.md 'foyer-explain first waits up to 30 s' src/failure/foyer-explain.c '"--timeout=30"'
+figure docs/uki.md 'a multiple of both the stub'"'"'s SectionAlignment and 4 KiB' src/foyer/pe.c '#define PAGE                    4096u'
+echo "figures: $scenarios scenarios, constants checked"
 
 echo "== meson install"
 DESTDIR=$tmp/dest meson install -C "$build" --no-rebuild --quiet >"$tmp/install.log" 2>&1 ||
