@@ -161,16 +161,30 @@ cmp -s "$tmp/a.img" "$out" || fail "existing image was modified"
 compgen -G "$tmp/.#*" >/dev/null && fail "temporary file left behind"
 rm -f "$out"
 
+# expect_ls_error DESCRIPTION PATTERN IMAGE: foyer ls fails with one error line matching PATTERN;
+# the rest of stderr is the header foyer ls writes there before the entries, and no summary.
+expect_ls_error() {
+        local what=$1 pattern=$2 image=$3
+        echo "== bad image: $what"
+        if "$foyer" ls "$image" >/dev/null 2>"$tmp/stderr"; then
+                fail "$what: exit status 0"
+        fi
+        cat "$tmp/stderr"
+        grep -v -e '^Image: ' -e '^Offset [0-9]*: ' "$tmp/stderr" >"$tmp/errors" || true
+        [ "$(grep -c . "$tmp/errors")" -eq 1 ] || fail "$what: expected exactly one error line"
+        grep -q -- "$pattern" "$tmp/errors" || fail "$what: message does not match '$pattern'"
+        ! grep -q '^Summary:' "$tmp/stderr" || fail "$what: a summary after an error"
+}
 size=$(stat -c %s "$tmp/a.img")
 head -c $((size / 2)) "$tmp/a.img" >"$tmp/truncated.img"
-expect_error "truncated image" "truncated" "$foyer" ls "$tmp/truncated.img"
+expect_ls_error "truncated image" "truncated" "$tmp/truncated.img"
 cp "$tmp/a.img" "$tmp/corrupt.img"
 printf 'garbage!garbage!garbage!' | dd of="$tmp/corrupt.img" bs=1 seek=$((size / 3)) conv=notrunc status=none
-expect_error "corrupt image" "corrupt" "$foyer" ls "$tmp/corrupt.img"
+expect_ls_error "corrupt image" "corrupt" "$tmp/corrupt.img"
 head -c 4096 /dev/urandom >"$tmp/random.img"
-expect_error "not an image" "neither a cpio archive" "$foyer" ls "$tmp/random.img"
+expect_ls_error "not an image" "neither a cpio archive" "$tmp/random.img"
 zstd -dcq "$tmp/a.img" | head -c 100000 >"$tmp/short.cpio"
-expect_error "truncated cpio" "truncated" "$foyer" ls "$tmp/short.cpio"
+expect_ls_error "truncated cpio" "truncated" "$tmp/short.cpio"
 expect_error "missing image" "No such file" "$foyer" ls "$tmp/does-not-exist.img"
 
 echo "all foyer build checks passed"
