@@ -36,6 +36,9 @@ typedef struct Lister {
         CpioEntry found_entry;  /* ... a copy of it, with found_target */
         char found_target[CPIO_PATH_MAX + 1];
         bool copying;           /* LS_CAT: the wanted file's data is being copied now */
+        bool link_pending;      /* LS_CAT: the wanted name is a hard link whose data comes with a
+                                 * later name of inode link_ino (newc keeps it on the last name) */
+        uint32_t link_ino;
         uint64_t max_expanded;  /* 0: no limit */
         uint64_t expanded;      /* decompressed bytes so far, all streams */
         int stop;               /* why list_chunk() stopped the decompressor, already logged */
@@ -110,7 +113,7 @@ static bool is_wanted(const Lister *l, const CpioEntry *e) {
 static int copy_data(const CpioEntry *e, const uint8_t *chunk, size_t n, void *userdata) {
         Lister *l = userdata;
 
-        if (!l->copying && !is_wanted(l, e))
+        if (!l->copying && !is_wanted(l, e) && !(l->link_pending && e->ino == l->link_ino))
                 return 0;
         l->copying = true;
         if (fwrite(chunk, 1, n, l->out) != n)
@@ -126,9 +129,16 @@ static int print_entry(const CpioEntry *e, void *userdata) {
         if (l->mode == LS_CHECK)
                 return 0;
         if (l->mode == LS_CAT) {
+                if (l->link_pending && (e->mode & S_IFMT) == S_IFREG && e->ino == l->link_ino) {
+                        l->copying = false;
+                        l->link_pending = e->size == 0;   /* not the name with the data yet */
+                        return 0;
+                }
                 if (!is_wanted(l, e))
                         return 0;
                 l->copying = false;
+                l->link_pending = (e->mode & S_IFMT) == S_IFREG && e->nlink > 1 && e->size == 0;
+                l->link_ino = e->ino;
                 l->found_entry = *e;
                 if (e->link_target) {
                         strcpy(l->found_target, e->link_target);
@@ -181,6 +191,7 @@ static int list_compressed(Lister *l, Compression c, const uint8_t *data, size_t
         int r;
 
         cpio_reader_init(&l->reader, true, print_entry, l);
+        l->link_pending = false;        /* inode numbers belong to one archive */
         if (l->mode == LS_CAT)
                 cpio_reader_set_data_callback(&l->reader, copy_data);
         l->stop = 0;
@@ -203,6 +214,7 @@ static int list_uncompressed(Lister *l, const uint8_t *data, size_t size, size_t
         int r;
 
         cpio_reader_init(&l->reader, false, print_entry, l);
+        l->link_pending = false;        /* inode numbers belong to one archive */
         if (l->mode == LS_CAT)
                 cpio_reader_set_data_callback(&l->reader, copy_data);
         r = cpio_reader_feed(&l->reader, data + pos, size - pos, ret_used);

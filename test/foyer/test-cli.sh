@@ -157,6 +157,7 @@ fi
 echo "== foyer ls: entries on stdout, a header and a summary on stderr"
 mkdir -p "$tmp/tree/etc/dir" "$tmp/tree/usr/bin"
 cp "$(type -P true)" "$tmp/tree/usr/bin/true"
+ln "$tmp/tree/usr/bin/true" "$tmp/tree/usr/bin/true-link"     # newc: the data comes with one name only
 printf 'a\tb\n' >"$tmp/tree/etc/fstab"
 : >"$tmp/tree/etc/empty"
 ln -s fstab "$tmp/tree/etc/link"
@@ -169,7 +170,7 @@ diff <(awk '{ print $3 }' "$tmp/ls.out") <(cpio -t --quiet <"$tmp/tree.cpio") ||
 [ "$(sed -n 1p "$tmp/ls.err")" = "Image: $tmp/tree.img, $(stat -c %s "$tmp/tree.img") bytes" ] || fail "foyer ls: header"
 [ "$(sed -n 2p "$tmp/ls.err")" = "Offset 0: zstd-compressed cpio" ] || fail "foyer ls: compression"
 files=$(find "$tmp/tree" -type f | wc -l) dirs=$(find "$tmp/tree" -type d | wc -l)
-links=$(find "$tmp/tree" -type l | wc -l) bytes=$(find "$tmp/tree" -type f -printf '%s\n' | awk '{ s += $1 } END { print s }')
+links=$(find "$tmp/tree" -type l | wc -l) bytes=$(find "$tmp/tree" -type f -printf '%i %s\n' | sort -u | awk '{ s += $2 } END { print s }')
 want="Summary: entries $((files + dirs + links)), files $files ($bytes bytes), directories $dirs, symlinks $links, other 0"
 [ "$(sed -n 3p "$tmp/ls.err")" = "$want" ] || fail "foyer ls: summary is not '$want'"
 [ "$(grep -c . "$tmp/ls.err")" -eq 3 ] || fail "foyer ls: more than a header and a summary on stderr"
@@ -189,7 +190,8 @@ grep -q "^Summary: entries $((2 * (files + dirs + links))), files $((2 * files))
 
 echo "== foyer ls IMAGE PATH and -f PATH print one file, byte for byte"
 for form in "ls $tmp/tree.img usr/bin/true" "ls $tmp/tree.img /usr/bin/true" "ls $tmp/tree.img ./usr/bin/true" \
-            "ls -f usr/bin/true $tmp/tree.img" "ls --file=/usr/bin/true $tmp/concat.img"; do
+            "ls -f usr/bin/true $tmp/tree.img" "ls --file=/usr/bin/true $tmp/concat.img" \
+            "ls $tmp/tree.img usr/bin/true-link" "ls $tmp/concat.img usr/bin/true-link"; do
         # shellcheck disable=SC2086 # the forms are words
         "$foyer" $form >"$tmp/cat" 2>"$tmp/cat.err" || { cat "$tmp/cat.err"; fail "foyer $form"; }
         cmp "$tmp/cat" "$tmp/tree/usr/bin/true" || fail "foyer $form: not the file"
