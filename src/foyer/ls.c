@@ -23,7 +23,7 @@ typedef enum LsMode {
 
 typedef struct LsCounts {
         uint64_t entries, files, dirs, symlinks, other;
-        uint64_t file_bytes;    /* sum of the regular files' sizes */
+        uint64_t file_bytes;    /* the regular files' data (a hard link's once: newc stores it once) */
 } LsCounts;
 
 typedef struct Lister {
@@ -117,7 +117,7 @@ static int copy_data(const CpioEntry *e, const uint8_t *chunk, size_t n, void *u
                 return 0;
         l->copying = true;
         if (fwrite(chunk, 1, n, l->out) != n)
-                return log_error_errno(SYNTHETIC_ERRNO(EIO), "Failed to write %s: %m", l->wanted);
+                return log_error_errno(errno > 0 ? errno : EIO, "Failed to write %s: %m", l->wanted);
         return 0;
 }
 
@@ -218,12 +218,13 @@ static int list_uncompressed(Lister *l, const uint8_t *data, size_t size, size_t
         if (l->mode == LS_CAT)
                 cpio_reader_set_data_callback(&l->reader, copy_data);
         r = cpio_reader_feed(&l->reader, data + pos, size - pos, ret_used);
-        if (r >= 0)
-                r = cpio_reader_finish(&l->reader);
-        if (r == -EPIPE)
-                return log_error_errno(r, "%s: cpio archive at offset %zu is truncated.", l->path, pos);
-        if (r < 0)
+        if (r == -EBADMSG)
                 return log_error_errno(r, "%s: corrupt cpio archive at offset %zu.", l->path, pos);
+        if (r < 0)
+                return r;       /* copy_data() logged it */
+        r = cpio_reader_finish(&l->reader);
+        if (r < 0)
+                return log_error_errno(r, "%s: cpio archive at offset %zu is truncated.", l->path, pos);
         return 0;
 }
 
