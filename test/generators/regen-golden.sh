@@ -80,6 +80,7 @@ for src in "$@"; do
                 *) echo "regen-golden: no reference is known for $src" >&2; exit 1 ;;
         esac
         known=$(known_differences "$(diff_table "$casedir")")
+        # shellcheck disable=SC2119 # every case of the directory (the script's arguments are directories)
         mapfile -t cases < <(cases_of)
         for c in "${cases[@]}"; do
                 gen=$(generator_for "$kind" "$c")
