@@ -1389,7 +1389,6 @@ static void end_boot(void) {
         check_fail_patterns();
         check_forbids(text_len, NULL);
         clear_forbids();
-        kill(-qemu_pid, SIGKILL);       /* anything left of its process group */
         fprintf(stderr, "vm-run: %6.1fs boot %d stopped\n", now() - t_start, boot_no);
 }
 
