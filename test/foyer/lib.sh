@@ -55,3 +55,56 @@ expect_error() {
         [ "$(grep -c . "$tmp/stderr")" -eq 1 ] || fail "$what: expected exactly one line on stderr"
         [ -n "$existed" ] || [ ! -e "${out:-}" ] || fail "$what: output $out left behind"
 }
+
+# For builds that do not need the build host's kernel: sets kver to a made-up version and root to a
+# tree for foyer build --root: a hard-linked copy of the host's /usr parts an image needs (as
+# test-foyer-root.sh makes) with a small fake module tree usr/lib/modules/$kver instead of the
+# host's. Each module of the builder's default set is a tiny relocatable ELF object with a
+# .modinfo section; dm_crypt uses a symbol dm_mod exports, so depmod -b records a dependency. Needs
+# make_tmp first, gcc, objcopy and depmod (kmod).
+fake_modules="kernel/drivers/block/virtio_blk kernel/drivers/scsi/virtio_scsi kernel/drivers/virtio/virtio_pci
+        kernel/drivers/scsi/sd_mod kernel/drivers/ata/ahci kernel/drivers/nvme/host/nvme
+        kernel/fs/ext4/ext4 kernel/fs/xfs/xfs kernel/fs/btrfs/btrfs kernel/fs/fat/vfat
+        kernel/fs/nls/nls_cp437 kernel/fs/nls/nls_iso8859-1 kernel/fs/efivarfs/efivarfs
+        kernel/drivers/md/dm-mod kernel/drivers/md/dm-crypt kernel/drivers/md/dm-thin-pool
+        kernel/drivers/block/loop kernel/fs/autofs/autofs4"
+use_fake_kernel() {
+        local d m name base
+        command -v gcc >/dev/null || skip "gcc is not installed (the fake kernel modules)"
+        command -v depmod >/dev/null || skip "depmod is not installed (kmod)"
+        command -v objcopy >/dev/null || skip "objcopy is not installed (binutils)"
+        kver=0.0.0-foyer-fake
+        root=$tmp/fake-root
+        mkdir -p "$root/usr/lib/modules/$kver" "$root/etc"
+        for d in bin sbin lib64 lib/x86_64-linux-gnu lib/systemd lib/udev lib/os-release lib/modprobe.d; do
+                [ -e "/usr/$d" ] || continue
+                mkdir -p "$root/usr/$(dirname "$d")"
+                cp -al "/usr/$d" "$root/usr/$d" 2>/dev/null || cp -a "/usr/$d" "$root/usr/$d"
+        done
+        for d in bin sbin lib lib64; do ln -s "usr/$d" "$root/$d"; done
+        cp -a /etc/ld.so.conf /etc/ld.so.conf.d "$root/etc/"
+        [ ! -e /etc/ld.so.cache ] || cp -a /etc/ld.so.cache "$root/etc/"
+        # Three compilations; every module's .modinfo is then written in with objcopy (fast).
+        printf 'static const char modinfo[] __attribute__((section(".modinfo"), used, aligned(1))) = "";\n' >"$tmp/plain.c"
+        printf '%s\n' 'const char __kstrtab_dm_fake_get[] __attribute__((section("__ksymtab_strings"))) = "dm_fake_get";' \
+                'int dm_fake_get(void) { return 0; }' >"$tmp/dm_mod.c"
+        printf '%s\n' 'extern int dm_fake_get(void);' 'int dm_crypt_fake(void) { return dm_fake_get(); }' >"$tmp/dm_crypt.c"
+        for name in plain dm_mod dm_crypt; do
+                gcc -c -O0 -o "$tmp/$name.o" "$tmp/$name.c"
+        done
+        for m in $fake_modules; do
+                name=$(basename "$m" | tr - _)
+                mkdir -p "$root/usr/lib/modules/$kver/$(dirname "$m")"
+                printf 'license=GPL\0name=%s\0vermagic=%s SMP mod_unload\0' "$name" "$kver" >"$tmp/modinfo"
+                base=plain
+                [ ! -e "$tmp/$name.o" ] || base=$name
+                objcopy --remove-section .modinfo --add-section .modinfo="$tmp/modinfo" \
+                        --set-section-flags .modinfo=alloc,readonly,data "$tmp/$base.o" "$root/usr/lib/modules/$kver/$m.ko"
+                echo "$m.ko" >>"$root/usr/lib/modules/$kver/modules.order"
+        done
+        : >"$root/usr/lib/modules/$kver/modules.builtin"
+        : >"$root/usr/lib/modules/$kver/modules.builtin.modinfo"
+        depmod -b "$root" "$kver"
+        grep -q '^kernel/drivers/md/dm-crypt.ko: kernel/drivers/md/dm-mod.ko$' "$root/usr/lib/modules/$kver/modules.dep" ||
+                fail "fake kernel: depmod did not record dm_crypt's dependency on dm_mod"
+}

@@ -10,8 +10,9 @@
 . "$(dirname "$0")/lib.sh" "$@"
 generator=$FOYER_GENERATOR_DIR/foyer-debug-generator
 require_generator foyer-debug-generator
-require_kernel
 make_tmp test-foyer-shell
+# The modules are not what is tested here: a fake kernel's will do.
+use_fake_kernel
 shells="usr/bin/sh usr/bin/dash usr/sbin/sulogin usr/lib/systemd/systemd-sulogin-shell
         usr/lib/foyer/foyer-break-shell usr/lib/systemd/system/debug-shell.service"
 
@@ -21,7 +22,7 @@ unpack() {
 }
 
 echo "== default image"
-"$foyer" build --kver "$kver" -o "$tmp/std.img" --add-module ext4 >/dev/null 2>&1 || fail "default build failed"
+"$foyer" build --root "$root" --kver "$kver" -o "$tmp/std.img" --add-module ext4 >/dev/null 2>&1 || fail "default build failed"
 unpack std.img std
 for f in $shells; do
         [[ -e $tmp/std/$f || -L $tmp/std/$f ]] || fail "default image lacks $f"
@@ -39,10 +40,10 @@ for want in "foyer: rd.break=pre-mount: the boot stopped here." "done: the root 
 done
 
 echo "== --no-shell and NoShell=yes"
-"$foyer" build --kver "$kver" -o "$tmp/ns.img" --add-module ext4 --no-shell >/dev/null 2>&1 || fail "--no-shell build failed"
+"$foyer" build --root "$root" --kver "$kver" -o "$tmp/ns.img" --add-module ext4 --no-shell >/dev/null 2>&1 || fail "--no-shell build failed"
 mkdir -p "$tmp/cfg/etc/foyer"
 printf '[Build]\nNoShell=yes\n' >"$tmp/cfg/etc/foyer/foyer.conf"
-FOYER_CONFIG_ROOT=$tmp/cfg "$foyer" build --kver "$kver" -o "$tmp/ns2.img" --add-module ext4 >/dev/null 2>&1 ||
+FOYER_CONFIG_ROOT=$tmp/cfg "$foyer" build --root "$root" --kver "$kver" -o "$tmp/ns2.img" --add-module ext4 >/dev/null 2>&1 ||
         fail "NoShell=yes build failed"
 cmp -s "$tmp/ns.img" "$tmp/ns2.img" || fail "--no-shell and NoShell=yes give different images"
 unpack ns.img ns
@@ -51,7 +52,7 @@ for f in $shells usr/bin/bash usr/bin/rbash usr/bin/busybox; do
 done
 [[ -s $tmp/ns/etc/foyer/no-shell ]] || fail "--no-shell image lacks /etc/foyer/no-shell"
 # A shell added by hand is caught too, whichever planner or option brings it.
-if "$foyer" build --kver "$kver" -o "$tmp/ns3.img" --no-shell --add-file /usr/bin/dash:/usr/bin/sh \
+if "$foyer" build --root "$root" --kver "$kver" -o "$tmp/ns3.img" --no-shell --add-file /usr/bin/dash:/usr/bin/sh \
         >"$tmp/ns3.log" 2>&1; then
         fail "--no-shell accepted --add-file of a shell"
 fi
@@ -73,7 +74,7 @@ grep -q "Ignoring rd.shell: this image was built with --no-shell" "$tmp/gen.log"
 
 echo "== bad NoShell="
 printf '[Build]\nNoShell=maybe\n' >"$tmp/cfg/etc/foyer/foyer.conf"
-if FOYER_CONFIG_ROOT=$tmp/cfg "$foyer" build --kver "$kver" -o "$tmp/bad.img" >"$tmp/bad.log" 2>&1; then
+if FOYER_CONFIG_ROOT=$tmp/cfg "$foyer" build --root "$root" --kver "$kver" -o "$tmp/bad.img" >"$tmp/bad.log" 2>&1; then
         fail "NoShell=maybe was accepted"
 fi
 grep -q 'NoShell= takes a boolean, not "maybe"' "$tmp/bad.log" || fail "unclear error: $(cat "$tmp/bad.log")"

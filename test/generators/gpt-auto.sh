@@ -16,7 +16,8 @@
 #         so its real /sys path is what is tested. The trees must be identical after removing foyer's
 #         additions (paths containing "foyer"), which must be present exactly when sysroot.mount is.
 #         Needs root and unshare; exits 77 (skipped) when the namespace cannot be made.
-# regen:  rewrites NN-name.expected/ from GENERATOR (review the diff before committing).
+# regen:  rewrites NN-name.expected/ from GENERATOR (for regen-golden.sh, the way to regenerate
+#         the golden trees; review the diff before committing).
 #
 # Per-case inputs next to NN-name.cmdline (all optional):
 #   NN-name.firmware the firmware: "none" (no /sys/firmware/efi), "unset" (no LoaderDevicePartUUID),

@@ -7,8 +7,18 @@
 # then lets vm-run boot them and check the console. Scenario files are described in
 # docs/testing.md. Exit status: 0 pass, 1 fail, 77 skip (no QEMU or no kernel).
 #
+# A scenario may name its kernel and its root tree (docs/testing.md):
+#   kernel VERSION | PATH [VERSION]
+#                     /boot/vmlinuz-VERSION, or the kernel at PATH, whose version (for the modules
+#                     in the image) is VERSION or read from a name vmlinuz-VERSION; the scenario is
+#                     skipped when that kernel is not there
+#   root NAME         the real root made by roots/NAME.sh (default bookworm, mkroot.sh's tree)
+#
 # Environment:
-#   FOYER_VM_KVER     kernel version to boot (default: the newest /boot/vmlinuz-*)
+#   FOYER_VM_KVER     kernel version to boot when the scenario names none (default: the newest
+#                     /boot/vmlinuz-*)
+#   FOYER_VM_ROOTS_DIR
+#                     where the root recipes NAME.sh are (default: roots/ here; for the self-test)
 #   FOYER_VM_INITRD   boot this initrd instead of building a foyer image
 #   FOYER_VM_ALLOW_OTHER_INITRD=1
 #                     when foyer's builder is not built, boot Debian's initrd instead of failing
@@ -27,19 +37,55 @@ name=$(basename "$scenario" .scenario)
 
 skip() { echo "SKIP: $*"; exit 77; }
 
+field() { awk -v k="$1" '$1 == k { $1 = ""; sub(/^ +/, ""); print }' "$scenario"; }
+# A scenario's one line of a kind (two are an error: which one would hold?).
+single_field() {
+        local v
+        v=$(field "$1")
+        if [[ $(grep -c . <<<"$v") -gt 1 ]]; then
+                echo "scenario $name: more than one $1 line" >&2
+                exit 1
+        fi
+        printf '%s' "$v"
+}
+
 command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 is not installed"
-# shellcheck disable=SC2012 # kernel file names are plain: vmlinuz-VERSION
-kver=${FOYER_VM_KVER:-$(ls /boot/vmlinuz-* 2>/dev/null | sed 's|.*/vmlinuz-||' | sort -V | tail -n1)}
-kernel=/boot/vmlinuz-$kver
-[[ -n $kver && -r $kernel ]] || skip "no kernel in /boot (install linux-image-amd64)"
+kernel_line=$(single_field kernel)
+read -r kernel_arg kernel_ver kernel_extra <<<"$kernel_line"
+[[ -z ${kernel_extra:-} ]] || { echo "scenario $name: kernel VERSION or kernel PATH [VERSION]" >&2; exit 1; }
+if [[ $kernel_arg == */* ]]; then
+        kernel=$kernel_arg
+        kver=$kernel_ver
+        if [[ -z $kver && $(basename "$kernel") == vmlinuz-?* ]]; then
+                kver=$(basename "$kernel")
+                kver=${kver#vmlinuz-}
+        fi
+        [[ -n $kver ]] || { echo "scenario $name: kernel $kernel: name its version (kernel PATH VERSION)" >&2; exit 1; }
+        [[ -r $kernel ]] || skip "the scenario's kernel $kernel is not there"
+elif [[ -n $kernel_arg ]]; then
+        [[ -z $kernel_ver ]] || { echo "scenario $name: kernel VERSION or kernel PATH [VERSION]" >&2; exit 1; }
+        kver=$kernel_arg
+        kernel=/boot/vmlinuz-$kver
+        [[ -r $kernel ]] || skip "the scenario's kernel $kernel is not installed"
+else
+        # shellcheck disable=SC2012 # kernel file names are plain: vmlinuz-VERSION
+        kver=${FOYER_VM_KVER:-$(ls /boot/vmlinuz-* 2>/dev/null | sed 's|.*/vmlinuz-||' | sort -V | tail -n1)}
+        kernel=/boot/vmlinuz-$kver
+        [[ -n $kver && -r $kernel ]] || skip "no kernel in /boot (install linux-image-amd64)"
+fi
 [[ $(id -u) == 0 ]] || skip "making the test disks needs root (loop mounts, debootstrap)"
+
+# The real root's recipe: roots/NAME.sh CACHEDIR makes (once) and prints the tree.
+root_name=$(single_field root)
+root_name=${root_name:-bookworm}
+roots_dir=${FOYER_VM_ROOTS_DIR:-$here/roots}
+[[ $root_name =~ ^[A-Za-z0-9][A-Za-z0-9._-]*$ && -x $roots_dir/$root_name.sh ]] ||
+        { echo "scenario $name: no root recipe $roots_dir/$root_name.sh" >&2; exit 1; }
 
 cache=$builddir/vm-cache
 logs=$builddir/vm-logs
 mkdir -p "$cache" "$logs"
 export FOYER_VM_CACHE=$cache
-
-field() { awk -v k="$1" '$1 == k { $1 = ""; sub(/^ +/, ""); print }' "$scenario"; }
 
 # The initrd: a foyer image unless told otherwise. "image-args" lines add foyer build options
 # (paths relative to test/vm), such as a key file; such a scenario needs foyer's image.
@@ -69,7 +115,7 @@ fi
 # The test root and the disks can live in a cache shared between build trees (they depend
 # only on the scripts that make them); the image is always this build tree's own.
 disk_cache=${FOYER_VM_SHARED_CACHE:-$cache}
-tree=$("$here/mkroot.sh" "$disk_cache")
+tree=$("$roots_dir/$root_name.sh" "$disk_cache")
 recipe=$(field disk)
 drives=()
 if [[ -n $recipe ]]; then
@@ -91,6 +137,6 @@ if [[ -n $uki ]]; then
         drives[1]=${imgs[0]}
         kind+=", in a UKI ($uki)"
 fi
-echo "scenario $name: kernel $kver, initrd: $kind, disk recipe: ${recipe:-none}"
+echo "scenario $name: kernel $kernel ($kver), root $root_name, initrd: $kind, disk recipe: ${recipe:-none}"
 exec "$vm_run" --kernel "$kernel" --initrd "$initrd" "${drives[@]}" \
         --smp "${FOYER_VM_SMP:-1}" --log "$logs/$name.log" "$scenario"

@@ -37,8 +37,20 @@
  *   drive-if virtio|none  how the disks are attached: virtio (default, vda, vdb, ...) or none:
  *                         -drive ...,if=none,id=driveN (N from 0, in disk order), for a device of
  *                         the scenario's own (qemu-args -device virtio-blk-pci,drive=drive0,...)
- * Lines for the shell runner (disk, needs, image-args, uki) are skipped; any other keyword, and a
- * script without steps, is an error.
+ *   boot                  the steps after it are one boot of the machine; several boot lines boot it
+ *                         several times, one after the other, with the same QEMU command line: the
+ *                         disks are then writable qcow2 overlays of the given images, made once per
+ *                         run and kept across its boots (so what one boot writes, the next one
+ *                         reads; the images themselves are never written), as are the firmware's
+ *                         variables and the monitor's socket. A boot whose machine still runs
+ *                         after its last step is stopped by the monitor's "quit", which flushes
+ *                         the overlays. Without boot lines the script is one boot, on snapshot=on
+ *                         disks. With them, every step comes after the first one, each boot has a
+ *                         step, and the lines that shape the machine (append, firmware, qemu-args,
+ *                         drive-if, serial2, timeout, fail, secret and the shell runner's) come
+ *                         before it: they hold for every boot. timeout is for all boots together.
+ * Lines for the shell runner (disk, needs, image-args, uki, kernel, root) are skipped; any other
+ * keyword, and a script without steps, is an error.
  * Text matched by one step is consumed: the next step only looks at what came after it.
  */
 #include <errno.h>
@@ -64,6 +76,7 @@
 #define MAX_FORBIDS 8
 #define MAX_EVENTS 64
 #define QMP_REPLY_SECS 30
+#define QUIT_SECS 60          /* for QEMU to stop after the monitor's quit, between boots */
 #define MAX_STEPS 64
 #define MAX_FAILS 16
 #define MAX_SECRETS 8
@@ -77,12 +90,15 @@ struct step {
         double secs;
         char *arg;      /* regex, text, or report fields */
         int line;
+        int boot;       /* 1, 2, ...: the boot it belongs to */
 };
 
 static struct {
         const char *kernel, *initrd, *log_path, *accel, *qemu;
         const char *drives[8];
         int n_drives;
+        int n_boots;            /* boot lines in the script (0: none, one boot) */
+        bool overlays;          /* the drives are qcow2 overlays (several boots) */
         char append[4096];
         double timeout;
         int smp, mem;
@@ -116,6 +132,7 @@ static int qemu_in = -1, qemu_out = -1;
 static bool qemu_exited;
 static int qemu_status;
 static double t_start;
+static int boot_no = 1;         /* the boot running now */
 
 /* The second serial port, a QEMU pipe chardev (FIFOs PATH.in and PATH.out); its cleaned output
  * is kept apart from the first's, and only expect2 looks at it. */
@@ -196,7 +213,10 @@ static void fail(const char *fmt, ...) {
         if (log_file)
                 fflush(log_file);
         print_tail();
-        fprintf(stderr, "FAIL after %.1fs: ", now() - t_start);
+        if (cfg.n_boots > 1)
+                fprintf(stderr, "FAIL in boot %d of %d after %.1fs: ", boot_no, cfg.n_boots, now() - t_start);
+        else
+                fprintf(stderr, "FAIL after %.1fs: ", now() - t_start);
         va_start(ap, fmt);
         vfprintf(stderr, fmt, ap);
         va_end(ap);
@@ -799,6 +819,24 @@ static void add_append(const char *a) {
         snprintf(cfg.append + n, sizeof cfg.append - n, "%s%s", n ? " " : "", a);
 }
 
+/* The lines that shape the machine (or its disks, for the shell runner): with boot lines, they come
+ * before the first one, as they hold for every boot. */
+static bool is_machine_keyword(const char *s) {
+        static const char *const keywords[] = {
+                "append", "firmware", "timeout", "fail", "secret", "serial2", "qemu-args", "drive-if",
+                "disk", "needs", "image-args", "uki", "kernel", "root",
+        };
+        for (size_t i = 0; i < sizeof keywords / sizeof keywords[0]; i++)
+                if (strcmp(s, keywords[i]) == 0)
+                        return true;
+        return false;
+}
+
+/* Whether boot n (1, 2, ...) has a step so far. */
+static bool boot_has_steps(int n) {
+        return cfg.n_steps > 0 && cfg.steps[cfg.n_steps - 1].boot == n;
+}
+
 static void parse_script(const char *path) {
         FILE *f = fopen(path, "re");
         char *line = NULL;
@@ -817,7 +855,22 @@ static void parse_script(const char *path) {
                         *rest++ = '\0';
                 rest = trim(rest);
 
-                struct step st = { .line = lineno };
+                if (cfg.n_boots > 0 && is_machine_keyword(s))
+                        die("%s:%d: '%s' belongs before the first boot line: it holds for every boot",
+                            path, lineno, s);
+                if (strcmp(s, "boot") == 0) {
+                        if (*rest)
+                                die("%s:%d: boot takes no arguments", path, lineno);
+                        if (cfg.n_boots == 0 && cfg.n_steps > 0)
+                                die("%s:%d: a step (line %d) before the first boot line: with boot lines, each "
+                                    "step belongs to a boot", path, lineno, cfg.steps[0].line);
+                        if (cfg.n_boots > 0 && !boot_has_steps(cfg.n_boots))
+                                die("%s:%d: boot %d has no steps", path, lineno, cfg.n_boots);
+                        cfg.n_boots++;
+                        continue;
+                }
+
+                struct step st = { .line = lineno, .boot = cfg.n_boots > 0 ? cfg.n_boots : 1 };
                 if (strcmp(s, "append") == 0) {
                         add_append(rest);
                         continue;
@@ -913,7 +966,7 @@ static void parse_script(const char *path) {
                         if ((st.kind == STEP_EXPECT || st.kind == STEP_EXPECT2) && !*st.arg)
                                 die("%s:%d: expect needs a regex", path, lineno);
                 } else if (strcmp(s, "disk") == 0 || strcmp(s, "needs") == 0 || strcmp(s, "image-args") == 0 ||
-                           strcmp(s, "uki") == 0)
+                           strcmp(s, "uki") == 0 || strcmp(s, "kernel") == 0 || strcmp(s, "root") == 0)
                         continue;       /* a line for the shell runner (run-scenario.sh) */
                 else
                         die("%s:%d: unknown keyword '%s'", path, lineno, s);
@@ -927,6 +980,10 @@ static void parse_script(const char *path) {
         fclose(f);
         if (cfg.n_steps == 0)
                 die("%s: no steps (expect, report, poweroff, ...): nothing would be checked", path);
+        if (cfg.n_boots > 0 && !boot_has_steps(cfg.n_boots))
+                die("%s: boot %d has no steps", path, cfg.n_boots);
+        if (cfg.n_boots == 0)
+                cfg.n_boots = 1;
 }
 
 /* UEFI firmware: the code is read-only and shared; the variable store is a per-run copy of the
@@ -969,6 +1026,56 @@ static void prepare_firmware(void) {
                 die("cannot read %s: %m", tmpl);
         close(in);
         close(out);
+}
+
+/* Several boots: each disk is a qcow2 overlay of its image, made once in a directory of the run's own
+ * ($TMPDIR or /tmp) and used by every boot, so a boot finds what the one before wrote, and the
+ * (cached, shared) images stay as they are. Removed when vm-run exits. */
+static char overlay_dir[512];
+static char *overlay_paths[8];
+
+static void remove_overlays(void) {
+        for (int i = 0; i < 8; i++)
+                if (overlay_paths[i])
+                        unlink(overlay_paths[i]);
+        if (*overlay_dir)
+                rmdir(overlay_dir);
+}
+
+static void make_overlays(void) {
+        const char *tmpdir = getenv("TMPDIR");
+
+        snprintf(overlay_dir, sizeof overlay_dir, "%s/vm-run-disks-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+        if (!mkdtemp(overlay_dir)) {
+                *overlay_dir = '\0';
+                die("mkdtemp: %m");
+        }
+        atexit(remove_overlays);
+        for (int i = 0; i < cfg.n_drives; i++) {
+                /* qemu-img stores the backing file's name as given: it must not depend on the cwd. */
+                char *backing = realpath(cfg.drives[i], NULL), path[600];
+                int status;
+                if (!backing)
+                        die("drive %s: %m", cfg.drives[i]);
+                snprintf(path, sizeof path, "%s/disk%d.qcow2", overlay_dir, i);
+                overlay_paths[i] = strdup(path);
+                if (!overlay_paths[i])
+                        die("out of memory");
+                pid_t pid = fork();
+                if (pid < 0)
+                        die("fork: %m");
+                if (pid == 0) {
+                        execlp("qemu-img", "qemu-img", "create", "-q", "-f", "qcow2", "-F", "raw", "-b", backing,
+                               path, (char *) NULL);
+                        fprintf(stderr, "vm-run: cannot run qemu-img: %m\n");
+                        _exit(127);
+                }
+                if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+                        die("cannot make an overlay of %s (qemu-img create)", backing);
+                cfg.drives[i] = overlay_paths[i];
+                free(backing);
+        }
+        cfg.overlays = true;
 }
 
 static pid_t spawn_qemu(const char *accel, bool probe, const char *initrd, const char *append,
@@ -1020,14 +1127,17 @@ static pid_t spawn_qemu(const char *accel, bool probe, const char *initrd, const
                 }
                 argv[n++] = "-append"; argv[n++] = full_append;
         }
+        /* The cached disk images are never written to: snapshot=on for one boot, overlays (which
+         * take the writes and keep them for the next boot) for several. */
+        const char *format = cfg.overlays ? "qcow2" : "raw", *snapshot = cfg.overlays ? "" : ",snapshot=on";
         for (int i = 0; i < n_drives; i++) {
-                /* snapshot=on: the cached disk images are never written to. */
                 if (cfg.drive_if_none)
                         snprintf(drive_args[i], sizeof drive_args[i],
-                                 "file=%s,format=raw,if=none,id=drive%d,cache=unsafe,snapshot=on", drives[i], i);
+                                 "file=%s,format=%s,if=none,id=drive%d,cache=unsafe%s", drives[i], format, i,
+                                 snapshot);
                 else
                         snprintf(drive_args[i], sizeof drive_args[i],
-                                 "file=%s,format=raw,if=virtio,cache=unsafe,snapshot=on", drives[i]);
+                                 "file=%s,format=%s,if=virtio,cache=unsafe%s", drives[i], format, snapshot);
                 argv[n++] = "-drive";
                 argv[n++] = drive_args[i];
         }
@@ -1140,6 +1250,7 @@ static const char *probe_accel(void) {
 static void on_signal(int sig) {
         remove_firmware_vars();
         remove_qmp_dir();
+        remove_overlays();
         if (qemu_pid > 0) {
                 kill(-qemu_pid, SIGKILL);
                 kill(qemu_pid, SIGKILL);
@@ -1163,6 +1274,149 @@ static void usage(void) {
                 "usage: vm-run --kernel K --initrd I [--drive IMG]... [--append ARGS] [--log FILE]\n"
                 "              [--timeout SEC] [--accel auto|kvm|tcg] [--smp N] [--mem MB] [--live] SCRIPT\n");
         exit(2);
+}
+
+static void run_step(const struct step *st) {
+        double t0 = now();
+        switch (st->kind) {
+        case STEP_EXPECT:
+                consumed = wait_for(st->arg, st->secs, st->line, NULL);
+                fprintf(stderr, "vm-run: %6.1fs matched /%s/ (%.1fs)\n",
+                        now() - t_start, st->arg, now() - t0);
+                break;
+        case STEP_SEND:
+                send_text(st->arg);
+                fprintf(stderr, "vm-run: %6.1fs sent \"%s\"\n", now() - t_start, st->arg);
+                break;
+        case STEP_EXPECT2:
+                con2.consumed = wait_for_on(true, st->arg, st->secs, st->line, NULL);
+                fprintf(stderr, "vm-run: %6.1fs matched on ttyS1 /%s/ (%.1fs)\n",
+                        now() - t_start, st->arg, now() - t0);
+                break;
+        case STEP_SEND2:
+                send_text_to(con2.in, st->arg);
+                fprintf(stderr, "vm-run: %6.1fs sent to ttyS1 \"%s\"\n", now() - t_start, st->arg);
+                break;
+        case STEP_REPORT:
+                check_report(st->arg, st->secs, st->line);
+                fprintf(stderr, "vm-run: %6.1fs report ok\n", now() - t_start);
+                break;
+        case STEP_SLEEP: {
+                double deadline = now() + st->secs;
+                while (pump(deadline))
+                        check_fail_patterns();
+                if (qemu_exited)
+                        fail("QEMU exited during sleep (script line %d)", st->line);
+                break;
+        }
+        case STEP_FORBID:
+                add_forbid(st->arg, st->line);
+                break;
+        case STEP_QMP: {
+                char *reply = qmp_command(st->arg, st->line);
+                fprintf(stderr, "vm-run: %6.1fs qmp %s -> %s\n", now() - t_start, st->arg, reply);
+                free(reply);
+                break;
+        }
+        case STEP_QMP_EVENT: {
+                const char *data = st->arg + strlen(st->arg) + 1;
+                char *ev = qmp_wait_event(st->arg, *data ? data : NULL, st->secs, st->line);
+                fprintf(stderr, "vm-run: %6.1fs qmp event %s (%.1fs): %s\n", now() - t_start, st->arg,
+                        now() - t0, ev);
+                free(ev);
+                break;
+        }
+        case STEP_POWEROFF: {
+                double deadline = now() + st->secs;
+                while (pump(deadline))
+                        check_fail_patterns();
+                if (!qemu_exited)
+                        fail("the machine did not power off within %.0fs (script line %d)",
+                             st->secs, st->line);
+                fprintf(stderr, "vm-run: %6.1fs powered off\n", now() - t_start);
+                break;
+        }
+        }
+}
+
+/* qmp_send() for a machine that may be going away: a failed write is no failure of the run. */
+static void qmp_send_quiet(const char *json) {
+        char line[256];
+        int n = snprintf(line, sizeof line, "%s\n", json);
+        qmp_log("->", json);
+        if (write(qmp.fd, line, n) != n)
+                fprintf(stderr, "vm-run: writing to QEMU's monitor: %m\n");
+}
+
+/* Between boots: the machine stops cleanly, by its own poweroff or by the monitor's "quit", after
+ * which QEMU writes out what it still holds of the overlays (SIGKILL could leave a qcow2 overlay
+ * without its latest metadata; the guest's own unwritten data is the scenario's business: power
+ * off, or sync). The console is still checked meanwhile, and forbids that no expect ended hold to
+ * the end of the boot. */
+static void end_boot(void) {
+        double deadline = now() + QUIT_SECS;
+
+        if (!qemu_exited) {
+                /* Not qmp_command(): QEMU may well exit before its reply can be read. */
+                /* (The socket may not be there yet, if the boot had no qmp step.) */
+                while (qmp.fd < 0 && !qmp.closed && !qemu_exited && now() < deadline) {
+                        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+                        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+                        if (fd < 0)
+                                die("socket: %m");
+                        snprintf(sa.sun_path, sizeof sa.sun_path, "%s", qmp.path);
+                        if (connect(fd, (struct sockaddr *) &sa, sizeof sa) == 0) {
+                                qmp.fd = fd;
+                                qmp_send_quiet("{\"execute\": \"qmp_capabilities\"}");
+                                break;
+                        }
+                        close(fd);
+                        pump(now() + 0.1);
+                        check_fail_patterns();
+                }
+                if (qmp.fd >= 0)
+                        qmp_send_quiet("{\"execute\": \"quit\"}");
+                while (!qemu_exited && pump(deadline))
+                        check_fail_patterns();
+                if (!qemu_exited)
+                        fail("QEMU did not stop within %ds of the monitor's quit", QUIT_SECS);
+        }
+        /* What QEMU wrote last may end without a newline. */
+        if (text_len > 0 && text[text_len - 1] != '\n') {
+                int esc_state = 0;
+                clean_append(&text, &text_len, &text_cap, &esc_state, "\n", 1);
+        }
+        check_fail_patterns();
+        check_forbids(text_len, NULL);
+        clear_forbids();
+        fprintf(stderr, "vm-run: %6.1fs boot %d stopped\n", now() - t_start, boot_no);
+}
+
+/* The next boot starts on the same command line; nothing of the last boot's console or monitor
+ * is left to match. */
+static void start_next_boot(void) {
+        close(qemu_in);
+        qemu_in = -1;
+        if (qemu_out >= 0)
+                close(qemu_out);
+        qemu_out = -1;
+        qemu_exited = false;
+        if (qmp.fd >= 0)
+                close(qmp.fd);
+        qmp.fd = -1;
+        qmp.closed = false;
+        qmp.len = 0;
+        clear_events(qmp.n_events);
+        free(qmp.reply);
+        qmp.reply = NULL;
+        /* QEMU makes the socket anew (a stale one would keep a fake from binding). */
+        unlink(qmp.path);
+        consumed = text_len;
+        con2.consumed = con2.len;
+        if (log_file) {
+                fprintf(log_file, "\n# vm-run: boot %d of %d\n", boot_no, cfg.n_boots);
+                fflush(log_file);
+        }
 }
 
 int main(int argc, char **argv) {
@@ -1264,70 +1518,21 @@ int main(int argc, char **argv) {
         t_start = now();
         if (cfg.firmware)
                 prepare_firmware();     /* after the KVM probe, which boots the kernel directly */
-        qemu_pid = spawn_qemu(accel, false, cfg.initrd, cfg.append, cfg.drives, cfg.n_drives, &qemu_in, &qemu_out);
+        if (cfg.n_boots > 1)
+                make_overlays();
 
-        for (int i = 0; i < cfg.n_steps; i++) {
-                struct step *st = &cfg.steps[i];
-                double t0 = now();
-                switch (st->kind) {
-                case STEP_EXPECT:
-                        consumed = wait_for(st->arg, st->secs, st->line, NULL);
-                        fprintf(stderr, "vm-run: %6.1fs matched /%s/ (%.1fs)\n",
-                                now() - t_start, st->arg, now() - t0);
-                        break;
-                case STEP_SEND:
-                        send_text(st->arg);
-                        fprintf(stderr, "vm-run: %6.1fs sent \"%s\"\n", now() - t_start, st->arg);
-                        break;
-                case STEP_EXPECT2:
-                        con2.consumed = wait_for_on(true, st->arg, st->secs, st->line, NULL);
-                        fprintf(stderr, "vm-run: %6.1fs matched on ttyS1 /%s/ (%.1fs)\n",
-                                now() - t_start, st->arg, now() - t0);
-                        break;
-                case STEP_SEND2:
-                        send_text_to(con2.in, st->arg);
-                        fprintf(stderr, "vm-run: %6.1fs sent to ttyS1 \"%s\"\n", now() - t_start, st->arg);
-                        break;
-                case STEP_REPORT:
-                        check_report(st->arg, st->secs, st->line);
-                        fprintf(stderr, "vm-run: %6.1fs report ok\n", now() - t_start);
-                        break;
-                case STEP_SLEEP: {
-                        double deadline = now() + st->secs;
-                        while (pump(deadline))
-                                check_fail_patterns();
-                        if (qemu_exited)
-                                fail("QEMU exited during sleep (script line %d)", st->line);
-                        break;
-                }
-                case STEP_FORBID:
-                        add_forbid(st->arg, st->line);
-                        break;
-                case STEP_QMP: {
-                        char *reply = qmp_command(st->arg, st->line);
-                        fprintf(stderr, "vm-run: %6.1fs qmp %s -> %s\n", now() - t_start, st->arg, reply);
-                        free(reply);
-                        break;
-                }
-                case STEP_QMP_EVENT: {
-                        const char *data = st->arg + strlen(st->arg) + 1;
-                        char *ev = qmp_wait_event(st->arg, *data ? data : NULL, st->secs, st->line);
-                        fprintf(stderr, "vm-run: %6.1fs qmp event %s (%.1fs): %s\n", now() - t_start, st->arg,
-                                now() - t0, ev);
-                        free(ev);
-                        break;
-                }
-                case STEP_POWEROFF: {
-                        double deadline = now() + st->secs;
-                        while (pump(deadline))
-                                check_fail_patterns();
-                        if (!qemu_exited)
-                                fail("the machine did not power off within %.0fs (script line %d)",
-                                     st->secs, st->line);
-                        fprintf(stderr, "vm-run: %6.1fs powered off\n", now() - t_start);
-                        break;
-                }
-                }
+        for (boot_no = 1; boot_no <= cfg.n_boots; boot_no++) {
+                if (boot_no > 1)
+                        start_next_boot();
+                if (cfg.n_boots > 1)
+                        fprintf(stderr, "vm-run: %6.1fs boot %d of %d\n", now() - t_start, boot_no, cfg.n_boots);
+                qemu_pid = spawn_qemu(accel, false, cfg.initrd, cfg.append, cfg.drives, cfg.n_drives, &qemu_in,
+                                      &qemu_out);
+                for (int i = 0; i < cfg.n_steps; i++)
+                        if (cfg.steps[i].boot == boot_no)
+                                run_step(&cfg.steps[i]);
+                if (boot_no < cfg.n_boots)
+                        end_boot();
         }
         kill_qemu();
         /* Also what came after the last step, and anything sent mid-line; forbids that no expect

@@ -1,14 +1,21 @@
 #!/bin/bash
 # A stand-in for qemu-system-x86_64 that plays a scripted console, for vm-run's self-test.
-# FAKE_MODE: pass (boot, prompt, echo a command, report), panic, hang, exit.
+# FAKE_MODE: pass (boot, prompt, echo a command, report), panic, hang, exit, disk (pass, and before
+# it, like a guest, counts its boots in byte 0 of the first disk: prints the count before this boot,
+# then writes it plus one; with snapshot=on the write is dropped at exit, as QEMU's).
+# FAKE_ARGS_LOG: a file that gets the command line, one line per start.
 # A second serial port (-serial pipe:PATH, vm-run's serial2) gets a shell prompt that runs one command.
 # The monitor (-qmp unix:PATH,server=on,wait=off) is fake-qmp.py, which may write to the console.
 for a in "$@"; do
         case $a in
         pipe:*) port2=${a#pipe:} ;;
         unix:*,server=on,wait=off) qmp=${a#unix:}; qmp=${qmp%%,*} ;;
+        file=*,format=*) [[ -n ${disk:-} ]] || disk=$a ;;
         esac
 done
+if [[ -n ${FAKE_ARGS_LOG:-} ]]; then
+        printf '%s\n' "$*" >>"$FAKE_ARGS_LOG"
+fi
 if [[ -n ${qmp:-} ]]; then
         python3 "$(dirname "$0")/fake-qmp.py" "$qmp" &
         qmp_pid=$!
@@ -29,6 +36,13 @@ case ${FAKE_MODE:-pass} in
 panic) printf '[    1.0] Kernel panic - not syncing: Attempted to kill init!\r\n'; sleep 30 ;;
 hang)  sleep 30 ;;
 exit)  exit 0 ;;
+disk)
+        file=${disk#file=}; file=${file%%,*}
+        format=${disk#*,format=}; format=${format%%,*}
+        count=$(qemu-io -f "$format" -c 'read -v 0 1' "$file" | sed -n 's/^00000000: *\([0-9a-f][0-9a-f]\) .*/\1/p')
+        printf 'DISK: format=%s boots-before=%d\r\n' "$format" "$((16#$count))"
+        [[ $disk == *,snapshot=on* ]] || qemu-io -f "$format" -c "write -P $((16#$count + 1)) 0 1" "$file" >/dev/null
+        ;;
 esac
 printf 'Press Enter for maintenance\r\n(or press Control-D to continue): '
 IFS= read -r -d $'\r' _

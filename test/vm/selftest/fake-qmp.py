@@ -2,9 +2,11 @@
 # A stand-in for QEMU's monitor (QMP) on a unix socket, for vm-run's self-test (see fake-qemu.sh).
 # Greets, wants qmp_capabilities first, answers query-status, and device_del: for the id
 # "rootdisk" it says on the console (this process's stdout) that the slot went down, then sends
-# DEVICE_DELETED half a second later; any other id gets the error QEMU gives.
+# DEVICE_DELETED half a second later; any other id gets the error QEMU gives. quit ends "QEMU"
+# (the fake's whole process group, this process too) after its reply, as QEMU does.
 import json
 import os
+import signal
 import socket
 import sys
 import threading
@@ -64,6 +66,10 @@ while True:
             # An unrelated event first: the reply is told apart from it.
             send({"timestamp": stamp(), "event": "RTC_CHANGE", "data": {"offset": 0}})
             send({"return": {"status": "running", "singlestep": False, "running": True}})
+        elif name == "quit":
+            send({"return": {}})
+            conn.close()
+            os.killpg(os.getpgid(0), signal.SIGKILL)
         elif name == "device_del":
             dev = cmd.get("arguments", {}).get("id", "")
             if dev == "rootdisk":
