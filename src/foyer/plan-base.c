@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <sys/stat.h>
 
+#include "foyer-contract.h"
 #include "log.h"
 #include "plan.h"
 #include "plan-shell.h"
@@ -177,7 +178,7 @@ static int add_skeleton(Manifest *m) {
                 { "/tmp", 01777 }, { "/var", 0755 }, { "/var/tmp", 01777 }, { "/root", 0700 },
                 { "/sysroot", 0755 }, { "/etc", 0755 }, { "/usr", 0755 }, { "/usr/bin", 0755 },
                 { "/usr/sbin", 0755 }, { "/usr/lib", 0755 }, { "/usr/lib64", 0755 },
-                { "/usr/lib/systemd/system-generators", 0755 },
+                { FOYER_IMAGE_GENERATOR_DIR, 0755 },
         };
         static const struct {
                 const char *path, *target;
@@ -303,7 +304,7 @@ static int add_generators(Manifest *m) {
 
         STRV_FOREACH(g, names) {
                 _cleanup_free_ char *src = strjoin(dir, "/", *g),
-                                    *dest = strjoin("/usr/lib/systemd/system-generators/", *g);
+                                    *dest = strjoin(FOYER_IMAGE_GENERATOR_DIR "/", *g);
                 struct stat st;
 
                 if (!src || !dest)
@@ -378,7 +379,7 @@ static int add_etc(Manifest *m, const BuildConfig *c, const Probe *p) {
         if (!release)
                 return log_oom();
         /* Its existence makes systemd treat this as an initrd; os-release points to it for the banner. */
-        r = plan_add_text(m, "/etc/initrd-release", 0644, release, "initrd marker (systemd in_initrd())");
+        r = plan_add_text(m, FOYER_INITRD_RELEASE, 0644, release, "initrd marker (systemd in_initrd())");
         if (r < 0)
                 return r;
         if (manifest_add_symlink(m, "/etc/os-release", "initrd-release", "banner") < 0 ||

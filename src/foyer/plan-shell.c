@@ -2,21 +2,19 @@
 
 /* The shells foyer-debug-generator may start: systemd's debug-shell.service (rd.systemd.debug_shell,
  * run with /bin/sh by units/debug-shell.service.d) and the breakpoint shell of
- * units/foyer-break@.service (rd.break=). The generator's drop-in tells the breakpoint shell where the
+ * units/foyer-break@.service.in (rd.break=). The generator's drop-in tells the breakpoint shell where the
  * boot stopped (FOYER_BREAK, FOYER_BREAK_WHERE, FOYER_BREAK_NEXT); it says so before the prompt.
  *
  * foyer build --no-shell is for machines where the console must not mean root: the image holds no
  * shell at all (so neither rdinit=/bin/sh nor systemd.crash_shell nor a pager's "!" finds one), no
- * sulogin, and /etc/foyer/no-shell, which makes foyer-debug-generator mask debug-shell.service and
+ * sulogin, and FOYER_NO_SHELL_MARKER, which makes foyer-debug-generator mask debug-shell.service and
  * the breakpoints and turn emergency.service into the rd.emergency= action whatever the command line
  * says. */
 
+#include "foyer-contract.h"
 #include "log.h"
 #include "plan-shell.h"
 #include "plan-util.h"
-
-#define BREAK_SHELL "/usr/lib/foyer/foyer-break-shell"
-#define NO_SHELL_MARKER "/etc/foyer/no-shell"   /* read by foyer-debug-generator */
 
 static const char *const shells[] = {
         "/usr/bin/sh", "/usr/bin/dash", "/usr/bin/bash", "/usr/bin/rbash", "/usr/bin/busybox",
@@ -28,12 +26,12 @@ static const char break_shell[] =
         "# foyer-break-shell: the shell of a breakpoint (foyer-break@.service, rd.break=).\n"
         "# Leaving it ends the unit, and the units ordered after it start.\n"
         "printf '\\n'\n"
-        "printf 'foyer: %s: the boot stopped here.\\n' \"${FOYER_BREAK:-rd.break}\"\n"
-        "printf 'foyer:   done: %s\\n' \"${FOYER_BREAK_WHERE:-?}\"\n"
-        "printf 'foyer:   next: %s\\n' \"${FOYER_BREAK_NEXT:-?}\"\n"
+        "printf 'foyer: %s: the boot stopped here.\\n' \"${" FOYER_BREAK_VAR ":-rd.break}\"\n"
+        "printf 'foyer:   done: %s\\n' \"${" FOYER_BREAK_WHERE_VAR ":-?}\"\n"
+        "printf 'foyer:   next: %s\\n' \"${" FOYER_BREAK_NEXT_VAR ":-?}\"\n"
         "printf 'foyer: \"systemctl list-jobs\" shows what waits, \"journalctl -b\" the log so far.\\n'\n"
         "printf 'foyer: type \"exit\" (or Ctrl-D) to leave this shell and resume the boot.\\n\\n'\n"
-        "PS1=\"${FOYER_BREAK:-rd.break}# \" exec /bin/sh -i\n";
+        "PS1=\"${" FOYER_BREAK_VAR ":-rd.break}# \" exec /bin/sh -i\n";
 
 bool plan_shell_excludes(const BuildConfig *c, const char *path) {
         if (!c->no_shell)
@@ -53,7 +51,7 @@ static int add_no_shell(Manifest *m) {
                                                "--no-shell: %s is in the image (%s); leave it out.",
                                                shells[i], e->reason);
         }
-        return plan_add_text(m, NO_SHELL_MARKER, 0644,
+        return plan_add_text(m, FOYER_NO_SHELL_MARKER, 0644,
                              "This image was built with \"foyer build --no-shell\": it has no shell, and\n"
                              "foyer-debug-generator ignores rd.shell, rd.break and rd.systemd.debug_shell.\n",
                              "--no-shell (foyer-debug-generator turns every shell off)");
@@ -68,7 +66,7 @@ int plan_shell(Manifest *m, const BuildConfig *c) {
         r = plan_add_item(m, UNITDIR "/debug-shell.service", NEED_REQUIRED, "rd.systemd.debug_shell");
         if (r < 0)
                 return r;
-        return plan_add_text(m, BREAK_SHELL, 0755, break_shell, "rd.break= (foyer-break@.service)");
+        return plan_add_text(m, FOYER_BREAK_SHELL_PATH, 0755, break_shell, "rd.break= (foyer-break@.service)");
 }
 
 int plan_shell_finish(Manifest *m, const BuildConfig *c) {

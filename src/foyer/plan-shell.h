@@ -8,7 +8,7 @@
 int plan_shell(Manifest *m, const BuildConfig *c);
 
 /* With --no-shell, run after everything else is planned (the user's --add-file included): fails if
- * any shell made it into the image, else adds the marker /etc/foyer/no-shell. */
+ * any shell made it into the image, else adds the marker FOYER_NO_SHELL_MARKER. */
 int plan_shell_finish(Manifest *m, const BuildConfig *c);
 
 /* Whether path is a shell (or sulogin) that --no-shell leaves out of the image. */
