@@ -10,7 +10,6 @@
 #include "foyer-contract.h"
 #include "log.h"
 #include "plan.h"
-#include "plan-shell.h"
 #include "plan-util.h"
 #include "util.h"
 
@@ -24,9 +23,6 @@ static const Item binaries[] = {
         { "/usr/lib/systemd/systemd-fsck",              NEED_REQUIRED, "systemd-fsck@.service" },
         { "/usr/bin/systemd-ask-password",              NEED_REQUIRED, "passphrase prompts" },
         { "/usr/bin/systemd-tty-ask-password-agent",    NEED_REQUIRED, "passphrase prompts" },
-        { "/usr/lib/systemd/systemd-sulogin-shell",     NEED_REQUIRED, "emergency and rescue" },
-        { "/usr/sbin/sulogin",                          NEED_REQUIRED, "emergency and rescue" },
-        { "/usr/bin/sh",                                NEED_REQUIRED, "emergency shell" },
         { "/usr/bin/mount",                             NEED_REQUIRED, "mount units" },
         { "/usr/bin/umount",                            NEED_REQUIRED, "mount units" },
         { "/usr/sbin/blkid",                            NEED_REQUIRED, "inspection" },
@@ -513,16 +509,8 @@ int plan_skeleton(Manifest *m, const BuildConfig *c) {
 }
 
 int plan_binaries(Manifest *m, const BuildConfig *c) {
-        int r;
-
-        for (size_t i = 0; i < ELEMENTSOF(binaries); i++) {
-                if (plan_shell_excludes(c, binaries[i].path))
-                        continue;
-                r = plan_add_item(m, binaries[i].path, binaries[i].need, binaries[i].why);
-                if (r < 0)
-                        return r;
-        }
-        return 0;
+        (void) c;
+        return plan_add_items(m, binaries, ELEMENTSOF(binaries));
 }
 
 int plan_stock_units(Manifest *m, const BuildConfig *c) {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
-/* The shells foyer-debug-generator may start: systemd's debug-shell.service (rd.systemd.debug_shell,
+/* The image's shells: sulogin and /bin/sh for emergency.service and rescue.service, and the shells
+ * foyer-debug-generator may start: systemd's debug-shell.service (rd.systemd.debug_shell,
  * run with /bin/sh by units/debug-shell.service.d) and the breakpoint shell of
  * units/foyer-break@.service.in (rd.break=). The generator's drop-in tells the breakpoint shell where the
  * boot stopped (FOYER_BREAK, FOYER_BREAK_WHERE, FOYER_BREAK_NEXT); it says so before the prompt.
@@ -16,6 +17,15 @@
 #include "plan-shell.h"
 #include "plan-util.h"
 
+/* The shells of emergency.service and rescue.service (systemd-sulogin-shell runs sulogin, which
+ * runs root's shell), which plan_shell() adds unless --no-shell. */
+static const Item shell_binaries[] = {
+        { "/usr/lib/systemd/systemd-sulogin-shell",     NEED_REQUIRED, "emergency and rescue" },
+        { "/usr/sbin/sulogin",                          NEED_REQUIRED, "emergency and rescue" },
+        { "/usr/bin/sh",                                NEED_REQUIRED, "emergency shell" },
+};
+
+/* What --no-shell keeps out of the image: the shells above and any other that would do. */
 static const char *const shells[] = {
         "/usr/bin/sh", "/usr/bin/dash", "/usr/bin/bash", "/usr/bin/rbash", "/usr/bin/busybox",
         "/usr/sbin/sulogin", "/usr/lib/systemd/systemd-sulogin-shell",
@@ -32,15 +42,6 @@ static const char break_shell[] =
         "printf 'foyer: \"systemctl list-jobs\" shows what waits, \"journalctl -b\" the log so far.\\n'\n"
         "printf 'foyer: type \"exit\" (or Ctrl-D) to leave this shell and resume the boot.\\n\\n'\n"
         "PS1=\"${" FOYER_BREAK_VAR ":-rd.break}# \" exec /bin/sh -i\n";
-
-bool plan_shell_excludes(const BuildConfig *c, const char *path) {
-        if (!c->no_shell)
-                return false;
-        for (size_t i = 0; i < ELEMENTSOF(shells); i++)
-                if (streq(path, shells[i]))
-                        return true;
-        return false;
-}
 
 static int add_no_shell(Manifest *m) {
         for (size_t i = 0; i < ELEMENTSOF(shells); i++) {
@@ -63,6 +64,9 @@ int plan_shell(Manifest *m, const BuildConfig *c) {
         if (c->no_shell)
                 return 0;
 
+        r = plan_add_items(m, shell_binaries, ELEMENTSOF(shell_binaries));
+        if (r < 0)
+                return r;
         r = plan_add_item(m, UNITDIR "/debug-shell.service", NEED_REQUIRED, "rd.systemd.debug_shell");
         if (r < 0)
                 return r;
