@@ -289,7 +289,7 @@ static int add_unit_links(Manifest *m) {
 }
 
 static int add_generators(Manifest *m) {
-        const char *dir = getenv("FOYER_GENERATOR_DIR") ?: FOYER_GENERATOR_DIR;
+        const char *dir = getenv("FOYER_GENERATOR_DIR") ?: FOYER_HOST_GENERATOR_DIR;
         _cleanup_strv_free_ char **names = NULL;
         unsigned n = 0;
         int r;

@@ -18,8 +18,8 @@
  * macro defined above it. meson refuses any other #define, so the two readings cannot differ.
  *
  * Paths are paths in the image, the same whatever prefix foyer is built with. Where the builder
- * finds foyer's files on the build host (FOYER_GENERATOR_DIR, FOYER_UNIT_DIR, FOYER_LIB_DIR) is
- * meson's config.h, not part of this contract. */
+ * finds foyer's files on the build host (FOYER_HOST_GENERATOR_DIR, FOYER_UNIT_DIR, FOYER_LIB_DIR)
+ * is meson's config.h, not part of this contract. */
 
 /* --- systemd's places that the contract refers to ------------------------------------------- */
 
@@ -28,7 +28,8 @@
 #define FOYER_INITRD_RELEASE "/etc/initrd-release"
 
 /* systemd's generator directory in the image, so that PID 1 runs foyer's generators at initrd
- * boot. The builder (plan-base.c) puts the generators here. */
+ * boot. The builder (plan-base.c) puts the generators here, and only in the image: meson installs
+ * them on the build host under FOYER_HOST_GENERATOR_DIR, where the host's own boot never runs them. */
 #define FOYER_IMAGE_GENERATOR_DIR "/usr/lib/systemd/system-generators"
 
 /* The "normal" output directory PID 1 gives its generators at boot (argv[1]). foyer-lvm-generator
@@ -37,11 +38,11 @@
 
 /* --- the root generator -------------------------------------------------------------------------- */
 
-/* foyer-root-generator in the image. Run by units/initrd-parse-etc.service.d/10-foyer.conf. */
+/* foyer-root-generator in the image. Run by units/initrd-parse-etc.service.d/10-foyer.conf.in. */
 #define FOYER_ROOT_GENERATOR_PATH FOYER_IMAGE_GENERATOR_DIR "/foyer-root-generator"
 
 /* The argv[0] under which foyer-root-generator re-reads /sysroot/etc/fstab (as systemd's fstab
- * generator does). Given by units/initrd-parse-etc.service.d/10-foyer.conf (ExecStart=@); read by
+ * generator does). Given by units/initrd-parse-etc.service.d/10-foyer.conf.in (ExecStart=@); read by
  * root_main() (root-generator.c). */
 #define FOYER_SYSROOT_FSTAB_CHECK "systemd-sysroot-fstab-check"
 
