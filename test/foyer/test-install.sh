@@ -21,6 +21,7 @@ find "$dest" -mindepth 1 | sed "s|^$dest||" | sort >"$tmp/installed"
 
 echo "== the paths docs/foyer.md lists"
 # The first cell of each row of the "Installed files" table: one absolute path or glob.
+# shellcheck disable=SC2016 # the backquotes are markdown's
 documented=$(sed -n '/^## Installed files/,/^## /p' "$src/docs/foyer.md" | sed -n 's/^| `\(\/[^`]*\)` |.*/\1/p')
 [ "$(wc -l <<<"$documented")" -ge 7 ] || fail "docs/foyer.md's Installed files table has too few rows: $documented"
 while read -r p; do
