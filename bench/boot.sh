@@ -38,7 +38,7 @@ ensure_packages dracut-core
 build_foyer "$builddir" >/dev/null
 
 echo "building images for $kver ..."
-FOYER_GENERATOR_DIR=$builddir/generators FOYER_UNIT_DIR=$topdir/units \
+FOYER_GENERATOR_DIR=$builddir/generators FOYER_UNIT_DIR=$builddir/units \
         "$builddir/src/foyer/foyer" build -o "$out/foyer.img" --kver "$kver" --compress zstd >/dev/null
 if [[ ! -s $out/dracut-$kver.img ]]; then
         dracut --quiet --force --no-hostonly --kver "$kver" "$out/dracut-$kver.img"

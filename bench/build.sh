@@ -21,7 +21,7 @@ if ! command -v dracut >/dev/null; then
         DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends dracut-core >/dev/null
 fi
 
-export FOYER_GENERATOR_DIR=$builddir/generators FOYER_UNIT_DIR=$src/units
+export FOYER_GENERATOR_DIR=$builddir/generators FOYER_UNIT_DIR=$builddir/units
 tmp=$(mktemp -d /tmp/bench-build.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 

@@ -5,20 +5,19 @@
  * the target the wants go to), byte for byte, plus dracut's debugging switches: rd.break[=POINT]
  * (a shell at one point of the initrd transaction, see breakpoints[] below), rd.shell=0 (no shell
  * at all) and rd.emergency=reboot|poweroff|halt (what a failure does instead of a shell). An image
- * built with "foyer build --no-shell" carries NO_SHELL_MARKER; then no command line brings a shell
+ * built with "foyer build --no-shell" carries FOYER_NO_SHELL_MARKER; then no command line brings a shell
  * back. Everything goes to the early directory, like systemd's generator, so masks beat /etc. */
 
 #include <unistd.h>
 
 #include "cmdline.h"
+#include "foyer-contract.h"
 #include "generator.h"
 #include "parse-util.h"
 #include "strv.h"
 #include "unit-name.h"
 
 #define DEBUG_TTY "tty9"                        /* the TTY of the stock debug-shell.service */
-#define NO_SHELL_MARKER "/etc/foyer/no-shell"   /* written by foyer build --no-shell */
-#define BREAK_TEMPLATE "foyer-break@.service"
 
 /* Where each rd.break= stops, in boot order, as ordering against the units of systemd's initrd
  * transaction (bootup(7)). "switch-root" is plain rd.break: the last moment before the switch. The
@@ -311,7 +310,7 @@ static int add_breakpoints(const char *dir) {
 
                 if (!strv_contains(arg_breaks, b->name))
                         continue;
-                unit = strjoin("foyer-break@", b->name, ".service");
+                unit = strjoin(FOYER_BREAK_UNIT_PREFIX "@", b->name, ".service");
                 param = streq(b->name, "switch-root") ? strdup("rd.break") : strjoin("rd.break=", b->name);
                 if (!unit || !param)
                         return log_oom();
@@ -322,9 +321,9 @@ static int add_breakpoints(const char *dir) {
                                             "After=%s%s\n"
                                             "Before=%s\n"
                                             "[Service]\n"
-                                            "Environment=\"FOYER_BREAK=%s\"\n"
-                                            "Environment=\"FOYER_BREAK_WHERE=%s\"\n"
-                                            "Environment=\"FOYER_BREAK_NEXT=%s\"\n",
+                                            "Environment=\"" FOYER_BREAK_VAR "=%s\"\n"
+                                            "Environment=\"" FOYER_BREAK_WHERE_VAR "=%s\"\n"
+                                            "Environment=\"" FOYER_BREAK_NEXT_VAR "=%s\"\n",
                                             param, param, earlier, b->after, b->before,
                                             param, b->where, b->next);
                 if (r < 0)
@@ -355,7 +354,7 @@ static int add_no_shell(const char *dir) {
         const char *why = arg_no_shell_image ? "the image was built with --no-shell" : "rd.shell=0";
         int r;
 
-        static const char *const masked[] = { "debug-shell.service", BREAK_TEMPLATE };
+        static const char *const masked[] = { "debug-shell.service", FOYER_BREAK_TEMPLATE };
         static const char *const shells[] = { "emergency.service", "rescue.service" };
 
         for (size_t i = 0; i < ELEMENTSOF(masked); i++) {
@@ -389,7 +388,7 @@ static void check_no_shell_image(void) {
         /* $FOYER_NO_SHELL_MARKER (for tests) can only add a marker, never hide the image's. */
         const char *extra = getenv("FOYER_NO_SHELL_MARKER");
 
-        arg_no_shell_image = access(NO_SHELL_MARKER, F_OK) >= 0 || (extra && access(extra, F_OK) >= 0);
+        arg_no_shell_image = access(FOYER_NO_SHELL_MARKER, F_OK) >= 0 || (extra && access(extra, F_OK) >= 0);
         if (!arg_no_shell_image)
                 return;
         if (arg_shell > 0)

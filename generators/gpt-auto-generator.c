@@ -15,8 +15,6 @@
 #include "parse-util.h"
 #include "unit-name.h"
 
-#define GPT_AUTO_ROOT "/dev/gpt-auto-root"
-#define GPT_AUTO_ROOT_LUKS "/dev/gpt-auto-root-luks"
 
 static bool arg_enabled = true;
 static bool arg_root_enabled = true;
@@ -73,7 +71,7 @@ static int add_root_cryptsetup(const char *dest) {
         FILE *f;
         int r;
 
-        r = unit_name_from_path(GPT_AUTO_ROOT_LUKS, ".device", &device);
+        r = unit_name_from_path(FOYER_GPT_AUTO_ROOT_LUKS, ".device", &device);
         if (r >= 0)
                 r = cryptsetup_unit_name("root", &unit);
         if (r >= 0)
@@ -92,7 +90,7 @@ static int add_root_cryptsetup(const char *dest) {
                 "BindsTo=%1$s\n"
                 "After=%1$s\n",
                 device);
-        r = cryptsetup_write_service_section(f, "root", GPT_AUTO_ROOT_LUKS, NULL, NULL);
+        r = cryptsetup_write_service_section(f, "root", FOYER_GPT_AUTO_ROOT_LUKS, NULL, NULL);
         if (r < 0)
                 return log_oom();
         r = generator_commit_unit_file(u, NULL);
@@ -128,17 +126,17 @@ static int add_sysroot_mount(const char *dest) {
                 "Description=Root Partition\n"
                 "Documentation=man:systemd-gpt-auto-generator(8)\n"
                 "Before=initrd-root-fs.target\n");
-        r = generator_write_fsck_deps(f, dest, GPT_AUTO_ROOT, "/sysroot", NULL);
+        r = generator_write_fsck_deps(f, dest, FOYER_GPT_AUTO_ROOT, "/sysroot", NULL);
         if (r < 0)
                 return r;
-        r = generator_write_blockdev_dependency(f, GPT_AUTO_ROOT);
+        r = generator_write_blockdev_dependency(f, FOYER_GPT_AUTO_ROOT);
         if (r < 0)
                 return r;
         /* 252 mounts read-only unless "rw" is given and ignores rootflags=/rootfstype= here. */
         fprintf(f,
                 "\n"
                 "[Mount]\n"
-                "What=" GPT_AUTO_ROOT "\n"
+                "What=" FOYER_GPT_AUTO_ROOT "\n"
                 "Where=/sysroot\n"
                 "Options=%s\n",
                 arg_root_rw > 0 ? "rw" : "ro");
@@ -169,7 +167,7 @@ static int add_root_discovered_service(const char *dest) {
                 "[Service]\n"
                 "Type=oneshot\n"
                 "RemainAfterExit=yes\n"
-                "ExecStart=" FOYER_GENERATOR_DIR "/foyer-gpt-auto-generator " GPT_AUTO_ROOT_SETUP_ARG "\n");
+                "ExecStart=" FOYER_GPT_AUTO_GENERATOR_PATH " " GPT_AUTO_ROOT_SETUP_ARG "\n");
         r = generator_commit_unit_file(u, NULL);
         if (r < 0)
                 return r;
@@ -193,7 +191,7 @@ static int add_root_mount(const char *dest) {
         if (r < 0)
                 return log_error_errno(r, "Failed to read ESP partition UUID: %m");
 
-        r = generator_write_initrd_root_device_deps(dest, GPT_AUTO_ROOT);
+        r = generator_write_initrd_root_device_deps(dest, FOYER_GPT_AUTO_ROOT);
         if (r < 0)
                 return 0; /* 252 gives up quietly here too */
 

@@ -28,8 +28,6 @@
 #include "process-util.h"
 #include "strv.h"
 
-#define GPT_AUTO_ROOT "/dev/gpt-auto-root"
-#define GPT_AUTO_ROOT_LUKS "/dev/gpt-auto-root-luks"
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(blkid_probe, blkid_free_probe);
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct libmnt_table *, mnt_unref_table);
@@ -389,15 +387,15 @@ static int root_setup(void) {
         unsigned partno = 0;
         int r, k, cmdline = 0;
 
-        r = block_dev(GPT_AUTO_ROOT, &root_dev);
+        r = block_dev(FOYER_GPT_AUTO_ROOT, &root_dev);
         if (r < 0 || !sysroot_is_from(root_dev)) {
-                log_info("/sysroot is not mounted from " GPT_AUTO_ROOT ", nothing to do.");
+                log_info("/sysroot is not mounted from " FOYER_GPT_AUTO_ROOT ", nothing to do.");
                 return 0;
         }
         (void) write_note("root_discovered", "gpt-auto");
 
         /* An encrypted root: the GPT entry is that of the LUKS partition. */
-        if (block_dev(GPT_AUTO_ROOT_LUKS, &part_dev) < 0)
+        if (block_dev(FOYER_GPT_AUTO_ROOT_LUKS, &part_dev) < 0)
                 part_dev = root_dev;
 
         r = cmdline_parse(parse_cmdline_item, &cmdline, 0);

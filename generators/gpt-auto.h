@@ -4,6 +4,8 @@
 /* The two halves of foyer-gpt-auto-generator: the generator (gpt-auto-generator.c) and the setup that
  * foyer-gpt-auto-root.service runs once the discovered root is mounted (gpt-auto-root.c). */
 
+#include "foyer-contract.h"
+
 #define GPT_AUTO_ROOT_SERVICE "foyer-gpt-auto-root.service"
 #define GPT_AUTO_ROOT_SETUP_ARG "--root-discovered"
 

@@ -17,12 +17,11 @@
 #include <ctype.h>
 
 #include "cmdline.h"
+#include "foyer-contract.h"
 #include "generator.h"
 #include "parse-util.h"
 #include "strv.h"
 #include "unit-name.h"
-
-#define LVMLOCAL_CONF "foyer-lvm/lvmlocal.conf"
 
 static bool arg_enabled = true;
 static char **arg_vgs = NULL, **arg_lvs = NULL;
@@ -96,7 +95,7 @@ static int write_lvmlocal(const char *dest) {
         FILE *f;
         int r;
 
-        r = generator_open_unit_file(dest, "/proc/cmdline", LVMLOCAL_CONF, &u);
+        r = generator_open_unit_file(dest, "/proc/cmdline", FOYER_LVMLOCAL_CONF, &u);
         if (r < 0)
                 return r;
         f = unit_file_stream(u);

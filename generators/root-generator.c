@@ -10,6 +10,7 @@
 
 #include "cmdline.h"
 #include "devspec.h"
+#include "foyer-contract.h"
 #include "generator.h"
 #include "mount-options.h"
 #include "parse-util.h"
@@ -410,7 +411,7 @@ static int run_sysroot_check(int argc) {
         r = parse_args();
         if (r < 0)
                 return r;
-        r = parse_fstab("/run/systemd/generator", true, arg_swap_enabled, true);
+        r = parse_fstab(FOYER_GENERATOR_NORMAL_DIR, true, arg_swap_enabled, true);
         reset_args();
         if (r < 0)
                 return r;
@@ -428,7 +429,7 @@ static int run_sysroot_check(int argc) {
 static int root_main(int argc, char *argv[]) {
         int r;
 
-        if (!streq(program_invocation_short_name, "systemd-sysroot-fstab-check"))
+        if (!streq(program_invocation_short_name, FOYER_SYSROOT_FSTAB_CHECK))
                 return generator_main(argc, argv, run, reset_args);
 
         log_set_target(LOG_TARGET_AUTO);

@@ -7,6 +7,7 @@
 #include "cmdline.h"
 #include "devspec.h"
 #include "explain.h"
+#include "foyer-contract.h"
 #include "log.h"
 #include "parse-util.h"
 #include "strv.h"
@@ -188,7 +189,7 @@ static int list_failed_units(Context *c) {
                                          r == -EPROTO ? "systemctl exited with an error" : strerror(-r));
         STRV_FOREACH(u, units)
                 /* This unit fails only if the report itself could not be written. */
-                if (!streq(*u, "foyer-failure-report.service") && strv_extend(&c->failed_units, *u) < 0)
+                if (!streq(*u, FOYER_FAILURE_REPORT_SERVICE) && strv_extend(&c->failed_units, *u) < 0)
                         return log_oom();
         c->failed_units_known = true;
         return 0;

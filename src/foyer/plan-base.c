@@ -7,9 +7,9 @@
 #include <dirent.h>
 #include <sys/stat.h>
 
+#include "foyer-contract.h"
 #include "log.h"
 #include "plan.h"
-#include "plan-shell.h"
 #include "plan-util.h"
 #include "util.h"
 
@@ -23,9 +23,6 @@ static const Item binaries[] = {
         { "/usr/lib/systemd/systemd-fsck",              NEED_REQUIRED, "systemd-fsck@.service" },
         { "/usr/bin/systemd-ask-password",              NEED_REQUIRED, "passphrase prompts" },
         { "/usr/bin/systemd-tty-ask-password-agent",    NEED_REQUIRED, "passphrase prompts" },
-        { "/usr/lib/systemd/systemd-sulogin-shell",     NEED_REQUIRED, "emergency and rescue" },
-        { "/usr/sbin/sulogin",                          NEED_REQUIRED, "emergency and rescue" },
-        { "/usr/bin/sh",                                NEED_REQUIRED, "emergency shell" },
         { "/usr/bin/mount",                             NEED_REQUIRED, "mount units" },
         { "/usr/bin/umount",                            NEED_REQUIRED, "mount units" },
         { "/usr/sbin/blkid",                            NEED_REQUIRED, "inspection" },
@@ -177,7 +174,7 @@ static int add_skeleton(Manifest *m) {
                 { "/tmp", 01777 }, { "/var", 0755 }, { "/var/tmp", 01777 }, { "/root", 0700 },
                 { "/sysroot", 0755 }, { "/etc", 0755 }, { "/usr", 0755 }, { "/usr/bin", 0755 },
                 { "/usr/sbin", 0755 }, { "/usr/lib", 0755 }, { "/usr/lib64", 0755 },
-                { "/usr/lib/systemd/system-generators", 0755 },
+                { FOYER_IMAGE_GENERATOR_DIR, 0755 },
         };
         static const struct {
                 const char *path, *target;
@@ -292,7 +289,7 @@ static int add_unit_links(Manifest *m) {
 }
 
 static int add_generators(Manifest *m) {
-        const char *dir = getenv("FOYER_GENERATOR_DIR") ?: FOYER_GENERATOR_DIR;
+        const char *dir = getenv("FOYER_GENERATOR_DIR") ?: FOYER_HOST_GENERATOR_DIR;
         _cleanup_strv_free_ char **names = NULL;
         unsigned n = 0;
         int r;
@@ -303,7 +300,7 @@ static int add_generators(Manifest *m) {
 
         STRV_FOREACH(g, names) {
                 _cleanup_free_ char *src = strjoin(dir, "/", *g),
-                                    *dest = strjoin("/usr/lib/systemd/system-generators/", *g);
+                                    *dest = strjoin(FOYER_IMAGE_GENERATOR_DIR "/", *g);
                 struct stat st;
 
                 if (!src || !dest)
@@ -378,7 +375,7 @@ static int add_etc(Manifest *m, const BuildConfig *c, const Probe *p) {
         if (!release)
                 return log_oom();
         /* Its existence makes systemd treat this as an initrd; os-release points to it for the banner. */
-        r = plan_add_text(m, "/etc/initrd-release", 0644, release, "initrd marker (systemd in_initrd())");
+        r = plan_add_text(m, FOYER_INITRD_RELEASE, 0644, release, "initrd marker (systemd in_initrd())");
         if (r < 0)
                 return r;
         if (manifest_add_symlink(m, "/etc/os-release", "initrd-release", "banner") < 0 ||
@@ -512,16 +509,8 @@ int plan_skeleton(Manifest *m, const BuildConfig *c) {
 }
 
 int plan_binaries(Manifest *m, const BuildConfig *c) {
-        int r;
-
-        for (size_t i = 0; i < ELEMENTSOF(binaries); i++) {
-                if (plan_shell_excludes(c, binaries[i].path))
-                        continue;
-                r = plan_add_item(m, binaries[i].path, binaries[i].need, binaries[i].why);
-                if (r < 0)
-                        return r;
-        }
-        return 0;
+        (void) c;
+        return plan_add_items(m, binaries, ELEMENTSOF(binaries));
 }
 
 int plan_stock_units(Manifest *m, const BuildConfig *c) {

@@ -9,13 +9,11 @@
 
 #include <sys/stat.h>
 
+#include "foyer-contract.h"
 #include "log.h"
 #include "plan-debug.h"
 #include "plan-util.h"
 #include "util.h"
-
-/* Where foyer-failure-report.service runs it from, whatever the build's prefix. */
-#define IMAGE_HELPER_DIR "/usr/lib/foyer"
 
 static const Item debug_tools[] = {
         { "/usr/bin/less",      NEED_OPTIONAL, "pager of systemctl and journalctl in the emergency shell" },
@@ -69,7 +67,7 @@ static int add_explain(Manifest *m) {
                           src);
                 return 0;
         }
-        r = manifest_add_file(m, IMAGE_HELPER_DIR "/foyer-explain", src, "foyer-explain (foyer-failure-report.service)");
+        r = manifest_add_file(m, FOYER_EXPLAIN_PATH, src, "foyer-explain (foyer-failure-report.service)");
         if (r < 0 && r != -EEXIST)
                 return log_error_errno(r, "Failed to add %s: %m", src);
         return 0;

@@ -12,6 +12,7 @@
 
 #include <unistd.h>
 
+#include "foyer-contract.h"
 #include "log.h"
 #include "plan.h"
 #include "plan-util.h"
@@ -66,9 +67,6 @@ static const char lvm_conf[] =
         "\tarchive = 0\n"
         "}\n";
 
-/* Where foyer-lvm-generator writes its file: systemd's normal generator directory. */
-#define LVMLOCAL_TARGET "/run/systemd/generator/foyer-lvm/lvmlocal.conf"
-
 int plan_lvm(Manifest *m, const BuildConfig *c) {
         _cleanup_free_ char *lvm = NULL;
         int r;
@@ -97,7 +95,7 @@ int plan_lvm(Manifest *m, const BuildConfig *c) {
         r = plan_add_text(m, "/etc/lvm/lvm.conf", 0644, lvm_conf, "lvm2 configuration for the initrd");
         if (r < 0)
                 return r;
-        r = manifest_add_symlink(m, "/etc/lvm/lvmlocal.conf", LVMLOCAL_TARGET,
+        r = manifest_add_symlink(m, "/etc/lvm/lvmlocal.conf", FOYER_LVMLOCAL_TARGET,
                                  "rd.lvm* settings from foyer-lvm-generator");
         if (r < 0)
                 return log_error_errno(r, "Failed to add /etc/lvm/lvmlocal.conf: %m");

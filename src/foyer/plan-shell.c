@@ -1,23 +1,31 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
-/* The shells foyer-debug-generator may start: systemd's debug-shell.service (rd.systemd.debug_shell,
+/* The image's shells: sulogin and /bin/sh for emergency.service and rescue.service, and the shells
+ * foyer-debug-generator may start: systemd's debug-shell.service (rd.systemd.debug_shell,
  * run with /bin/sh by units/debug-shell.service.d) and the breakpoint shell of
- * units/foyer-break@.service (rd.break=). The generator's drop-in tells the breakpoint shell where the
+ * units/foyer-break@.service.in (rd.break=). The generator's drop-in tells the breakpoint shell where the
  * boot stopped (FOYER_BREAK, FOYER_BREAK_WHERE, FOYER_BREAK_NEXT); it says so before the prompt.
  *
  * foyer build --no-shell is for machines where the console must not mean root: the image holds no
  * shell at all (so neither rdinit=/bin/sh nor systemd.crash_shell nor a pager's "!" finds one), no
- * sulogin, and /etc/foyer/no-shell, which makes foyer-debug-generator mask debug-shell.service and
+ * sulogin, and FOYER_NO_SHELL_MARKER, which makes foyer-debug-generator mask debug-shell.service and
  * the breakpoints and turn emergency.service into the rd.emergency= action whatever the command line
  * says. */
 
+#include "foyer-contract.h"
 #include "log.h"
 #include "plan-shell.h"
 #include "plan-util.h"
 
-#define BREAK_SHELL "/usr/lib/foyer/foyer-break-shell"
-#define NO_SHELL_MARKER "/etc/foyer/no-shell"   /* read by foyer-debug-generator */
+/* The shells of emergency.service and rescue.service (systemd-sulogin-shell runs sulogin, which
+ * runs root's shell), which plan_shell() adds unless --no-shell. */
+static const Item shell_binaries[] = {
+        { "/usr/lib/systemd/systemd-sulogin-shell",     NEED_REQUIRED, "emergency and rescue" },
+        { "/usr/sbin/sulogin",                          NEED_REQUIRED, "emergency and rescue" },
+        { "/usr/bin/sh",                                NEED_REQUIRED, "emergency shell" },
+};
 
+/* What --no-shell keeps out of the image: the shells above and any other that would do. */
 static const char *const shells[] = {
         "/usr/bin/sh", "/usr/bin/dash", "/usr/bin/bash", "/usr/bin/rbash", "/usr/bin/busybox",
         "/usr/sbin/sulogin", "/usr/lib/systemd/systemd-sulogin-shell",
@@ -28,21 +36,12 @@ static const char break_shell[] =
         "# foyer-break-shell: the shell of a breakpoint (foyer-break@.service, rd.break=).\n"
         "# Leaving it ends the unit, and the units ordered after it start.\n"
         "printf '\\n'\n"
-        "printf 'foyer: %s: the boot stopped here.\\n' \"${FOYER_BREAK:-rd.break}\"\n"
-        "printf 'foyer:   done: %s\\n' \"${FOYER_BREAK_WHERE:-?}\"\n"
-        "printf 'foyer:   next: %s\\n' \"${FOYER_BREAK_NEXT:-?}\"\n"
+        "printf 'foyer: %s: the boot stopped here.\\n' \"${" FOYER_BREAK_VAR ":-rd.break}\"\n"
+        "printf 'foyer:   done: %s\\n' \"${" FOYER_BREAK_WHERE_VAR ":-?}\"\n"
+        "printf 'foyer:   next: %s\\n' \"${" FOYER_BREAK_NEXT_VAR ":-?}\"\n"
         "printf 'foyer: \"systemctl list-jobs\" shows what waits, \"journalctl -b\" the log so far.\\n'\n"
         "printf 'foyer: type \"exit\" (or Ctrl-D) to leave this shell and resume the boot.\\n\\n'\n"
-        "PS1=\"${FOYER_BREAK:-rd.break}# \" exec /bin/sh -i\n";
-
-bool plan_shell_excludes(const BuildConfig *c, const char *path) {
-        if (!c->no_shell)
-                return false;
-        for (size_t i = 0; i < ELEMENTSOF(shells); i++)
-                if (streq(path, shells[i]))
-                        return true;
-        return false;
-}
+        "PS1=\"${" FOYER_BREAK_VAR ":-rd.break}# \" exec /bin/sh -i\n";
 
 static int add_no_shell(Manifest *m) {
         for (size_t i = 0; i < ELEMENTSOF(shells); i++) {
@@ -53,7 +52,7 @@ static int add_no_shell(Manifest *m) {
                                                "--no-shell: %s is in the image (%s); leave it out.",
                                                shells[i], e->reason);
         }
-        return plan_add_text(m, NO_SHELL_MARKER, 0644,
+        return plan_add_text(m, FOYER_NO_SHELL_MARKER, 0644,
                              "This image was built with \"foyer build --no-shell\": it has no shell, and\n"
                              "foyer-debug-generator ignores rd.shell, rd.break and rd.systemd.debug_shell.\n",
                              "--no-shell (foyer-debug-generator turns every shell off)");
@@ -65,10 +64,13 @@ int plan_shell(Manifest *m, const BuildConfig *c) {
         if (c->no_shell)
                 return 0;
 
+        r = plan_add_items(m, shell_binaries, ELEMENTSOF(shell_binaries));
+        if (r < 0)
+                return r;
         r = plan_add_item(m, UNITDIR "/debug-shell.service", NEED_REQUIRED, "rd.systemd.debug_shell");
         if (r < 0)
                 return r;
-        return plan_add_text(m, BREAK_SHELL, 0755, break_shell, "rd.break= (foyer-break@.service)");
+        return plan_add_text(m, FOYER_BREAK_SHELL_PATH, 0755, break_shell, "rd.break= (foyer-break@.service)");
 }
 
 int plan_shell_finish(Manifest *m, const BuildConfig *c) {

@@ -17,7 +17,7 @@ int plan_image(Manifest *m, const BuildConfig *c, const Probe *p);
 
 /* plan-base.c: the base of every image. */
 int plan_skeleton(Manifest *m, const BuildConfig *c);
-/* systemd's binaries (without the shells --no-shell leaves out). */
+/* systemd's binaries and the tools every image needs (the shells are plan-shell.c's). */
 int plan_binaries(Manifest *m, const BuildConfig *c);
 /* The stock units of the initrd transaction. */
 int plan_stock_units(Manifest *m, const BuildConfig *c);

@@ -39,7 +39,7 @@ static void help_preview(void) {
                "                            mounted (default: none)\n"
                "  -v --verbose              Let the generators log debug messages\n"
                "  -h --help                 Show this help\n\n"
-               "Generators come from $FOYER_GENERATOR_DIR (default: " FOYER_GENERATOR_DIR ").\n"
+               "Generators come from $FOYER_GENERATOR_DIR (default: " FOYER_HOST_GENERATOR_DIR ").\n"
                "Units go to stdout, the generators' messages to stderr.\n",
                program_invocation_short_name);
 }
@@ -331,7 +331,7 @@ static int print_outputs(const char *root) {
 }
 
 static int preview(const PreviewArgs *a) {
-        const char *dir = getenv("FOYER_GENERATOR_DIR") ?: FOYER_GENERATOR_DIR;
+        const char *dir = getenv("FOYER_GENERATOR_DIR") ?: FOYER_HOST_GENERATOR_DIR;
         _cleanup_(temp_tree_done) TempTree tree = TEMP_TREE_NULL;
         _cleanup_strv_free_ char **generators = NULL;
         int r, ret = 0;

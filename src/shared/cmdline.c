@@ -5,6 +5,7 @@
 
 #include "cmdline.h"
 #include "fileio.h"
+#include "foyer-contract.h"
 #include "log.h"
 #include "parse-util.h"
 #include "strv.h"
@@ -139,7 +140,7 @@ bool in_initrd(void) {
                 if (r >= 0)
                         return r;
         }
-        return access("/etc/initrd-release", F_OK) >= 0;
+        return access(FOYER_INITRD_RELEASE, F_OK) >= 0;
 }
 
 static int filter_conf(const struct dirent *de) {

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The contract between foyer's parts: the paths and names that one part puts into the image and
+ * another finds there at boot. The parts are the builder (src/foyer), the generators (generators/),
+ * the failure report (src/failure) and the units (units/). Each value is defined here once, with a
+ * comment that says who writes it and who reads it.
+ *
+ * This header is the single source of truth, for the units too: src/shared/meson.build reads it
+ * and fills the @FOYER_*@ placeholders of units/ from it (units/meson.build), and test-contract checks
+ * the units it built against the values compiled from here. The values live in a header rather than
+ * in a list in meson.build because three of the four parts are C: they compile against this file
+ * as it is, and a reader of their code finds each value, and what it is for, one #include away.
+ *
+ * So that meson can read it, every #define here has this form, on one line:
+ *     #define FOYER_NAME TOKEN...    (a comment may follow)
+ * where each TOKEN is a string literal without spaces, quotes or backslashes, or the name of a
+ * macro defined above it. meson refuses any other #define, so the two readings cannot differ.
+ *
+ * Paths are paths in the image, the same whatever prefix foyer is built with. Where the builder
+ * finds foyer's files on the build host (FOYER_HOST_GENERATOR_DIR, FOYER_UNIT_DIR, FOYER_LIB_DIR)
+ * is meson's config.h, not part of this contract. */
+
+/* --- systemd's places that the contract refers to ------------------------------------------- */
+
+/* Exists only in an initrd. Written by the builder (plan-base.c); read by PID 1, by in_initrd()
+ * (src/shared/cmdline.c, so by every generator) and by foyer-break@.service's AssertPathExists=. */
+#define FOYER_INITRD_RELEASE "/etc/initrd-release"
+
+/* systemd's generator directory in the image, so that PID 1 runs foyer's generators at initrd
+ * boot. The builder (plan-base.c) puts the generators here, and only in the image: meson installs
+ * them on the build host under FOYER_HOST_GENERATOR_DIR, where the host's own boot never runs them. */
+#define FOYER_IMAGE_GENERATOR_DIR "/usr/lib/systemd/system-generators"
+
+/* The "normal" output directory PID 1 gives its generators at boot (argv[1]). foyer-lvm-generator
+ * writes there; the root generator's systemd-sysroot-fstab-check mode writes there by name. */
+#define FOYER_GENERATOR_NORMAL_DIR "/run/systemd/generator"
+
+/* --- the root generator -------------------------------------------------------------------------- */
+
+/* foyer-root-generator in the image. Run by units/initrd-parse-etc.service.d/10-foyer.conf.in. */
+#define FOYER_ROOT_GENERATOR_PATH FOYER_IMAGE_GENERATOR_DIR "/foyer-root-generator"
+
+/* The argv[0] under which foyer-root-generator re-reads /sysroot/etc/fstab (as systemd's fstab
+ * generator does). Given by units/initrd-parse-etc.service.d/10-foyer.conf.in (ExecStart=@); read by
+ * root_main() (root-generator.c). */
+#define FOYER_SYSROOT_FSTAB_CHECK "systemd-sysroot-fstab-check"
+
+/* --- root discovery (foyer-gpt-auto-generator) --------------------------------------------------- */
+
+/* foyer-gpt-auto-generator in the image. Written into foyer-gpt-auto-root.service's ExecStart= by
+ * the generator itself (gpt-auto-generator.c), which PID 1 then runs from there. */
+#define FOYER_GPT_AUTO_GENERATOR_PATH FOYER_IMAGE_GENERATOR_DIR "/foyer-gpt-auto-generator"
+
+/* The discovered root partition, and the LUKS volume on it. Created by udev's 99-systemd.rules
+ * (in the image through plan-base.c's rules list, see plan-gptauto.c); read by
+ * foyer-gpt-auto-generator (gpt-auto-generator.c) and its --root-discovered half (gpt-auto-root.c). */
+#define FOYER_GPT_AUTO_ROOT "/dev/gpt-auto-root"
+#define FOYER_GPT_AUTO_ROOT_LUKS "/dev/gpt-auto-root-luks"
+
+/* --- LVM ------------------------------------------------------------------------------------------ */
+
+/* What foyer-lvm-generator writes (lvm-generator.c), relative to its normal output directory. */
+#define FOYER_LVMLOCAL_CONF "foyer-lvm/lvmlocal.conf"
+
+/* The same file at boot: the builder's /etc/lvm/lvmlocal.conf is a symlink to it (plan-lvm.c), so
+ * that every lvm command reads what the generator wrote. */
+#define FOYER_LVMLOCAL_TARGET FOYER_GENERATOR_NORMAL_DIR "/" FOYER_LVMLOCAL_CONF
+
+/* --- foyer's own programs in the image ------------------------------------------------------------- */
+
+/* Where the builder puts foyer's programs in the image, whatever the build's prefix. */
+#define FOYER_IMAGE_LIB_DIR "/usr/lib/foyer"
+
+/* foyer-explain (src/failure) in the image. Copied there by the builder (plan-debug.c); run by
+ * foyer-failure-report.service (units/foyer-failure-report.service.in). */
+#define FOYER_EXPLAIN_PATH FOYER_IMAGE_LIB_DIR "/foyer-explain"
+
+/* The unit that runs foyer-explain. units/meson.build names the unit file after it;
+ * units/emergency.target.d/10-foyer-failure-report.conf.in pulls it in; foyer-explain leaves it
+ * out of the failed units it reports (foyer-explain.c). */
+#define FOYER_FAILURE_REPORT_SERVICE "foyer-failure-report.service"
+
+/* --- shells ---------------------------------------------------------------------------------------- */
+
+/* Written by foyer build --no-shell (plan-shell.c); while it exists, foyer-debug-generator
+ * (debug-generator.c) starts no shell, whatever the command line says. */
+#define FOYER_NO_SHELL_MARKER "/etc/foyer/no-shell"
+
+/* The breakpoints of rd.break=: instances of foyer-break@.service (units/foyer-break@.service.in,
+ * named after FOYER_BREAK_TEMPLATE by units/meson.build), which foyer-debug-generator
+ * (debug-generator.c) pulls in, orders, and masks when there must be no shell. */
+#define FOYER_BREAK_UNIT_PREFIX "foyer-break"
+#define FOYER_BREAK_TEMPLATE FOYER_BREAK_UNIT_PREFIX "@.service"
+
+/* The breakpoint's shell. Written by the builder (plan-shell.c); run by foyer-break@.service. */
+#define FOYER_BREAK_SHELL_PATH FOYER_IMAGE_LIB_DIR "/foyer-break-shell"
+
+/* The environment variables through which foyer-debug-generator's drop-in for each breakpoint
+ * (debug-generator.c) tells the breakpoint's shell (plan-shell.c) which rd.break= stopped the
+ * boot, what has happened and what runs next. */
+#define FOYER_BREAK_VAR "FOYER_BREAK"
+#define FOYER_BREAK_WHERE_VAR "FOYER_BREAK_WHERE"
+#define FOYER_BREAK_NEXT_VAR "FOYER_BREAK_NEXT"
