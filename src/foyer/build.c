@@ -120,7 +120,7 @@ int build_image(const BuildConfig *c, int out_fd, char ***ret_keys) {
                 log_error_errno(r, "Failed to read the loader configuration of %s: %m", root);
                 goto finish;
         }
-        r = resolve_libraries(m, search_path);
+        r = resolve_libraries(m, search_path, RESOLVE_DLOPEN);
         if (r < 0)
                 goto finish;
 
