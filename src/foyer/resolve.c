@@ -98,10 +98,12 @@ static int add_interpreter(Manifest *m, const Entry *who, const ElfFile *f) {
 
 /* Every soname of a dlopen() feature that the tree has goes in, whatever its priority: a
  * "suggested" library is only installed when the tree's owner wants the feature (libcryptsetup for
- * systemd-cryptsetup, libtss2 for TPM2 unlocking). A missing "required" or "recommended" library
- * is a warning naming the feature; a missing "suggested" one is only a debug message. */
+ * systemd-cryptsetup, libtss2 for TPM2 unlocking). A list of several sonames names alternatives
+ * (libbpf.so.1, libbpf.so.0): the feature is missing when none is there, which is a warning naming
+ * it for "required" and "recommended", a debug message for "suggested". */
 static int add_dlopen_feature(Manifest *m, size_t i, const ElfFile *f, const DlopenFeature *d,
                               char * const *search_path) {
+        bool found_any = false;
         int r;
 
         STRV_FOREACH(n, d->sonames) {
@@ -111,16 +113,8 @@ static int add_dlopen_feature(Manifest *m, size_t i, const ElfFile *f, const Dlo
                 if (!origin)
                         return log_oom();
                 r = elf_find_library(m->root, *n, f, origin, search_path, &found);
-                if (r == -ENOENT) {
-                        if (d->priority != DLOPEN_SUGGESTED)
-                                log_warning("%s: feature \"%s\" (%s) will not work, %s is not in %s.", e->path,
-                                            d->feature ?: "unnamed", dlopen_priority_to_string(d->priority), *n,
-                                            streq(m->root, "/") ? "/" : m->root);
-                        else
-                                log_debug("%s: suggested feature \"%s\" left out, %s is not installed.", e->path,
-                                          d->feature ?: "unnamed", *n);
+                if (r == -ENOENT)
                         continue;
-                }
                 if (r < 0)
                         return log_error_errno(r, "Failed to look up %s for %s: %m", *n, e->path);
                 reason = strjoin("dlopen()ed by ", e->path, " (", d->feature ?: "unnamed feature", ", ",
@@ -130,7 +124,20 @@ static int add_dlopen_feature(Manifest *m, size_t i, const ElfFile *f, const Dlo
                 r = manifest_add_from_root(m, found, reason, NULL);
                 if (r < 0 && r != -EEXIST)
                         return log_error_errno(r, "Failed to add %s (for %s): %m", found, e->path);
+                found_any = true;
         }
+        if (found_any)
+                return 0;
+        _cleanup_free_ char *names = strv_join(d->sonames, ", ");
+        if (!names)
+                return log_oom();
+        if (d->priority != DLOPEN_SUGGESTED)
+                log_warning("%s: feature \"%s\" (%s) will not work in the image, %s is not in %s.",
+                            m->entries[i]->path, d->feature ?: "unnamed", dlopen_priority_to_string(d->priority),
+                            names, streq(m->root, "/") ? "/" : m->root);
+        else
+                log_debug("%s: suggested feature \"%s\" left out, %s is not installed.", m->entries[i]->path,
+                          d->feature ?: "unnamed", names);
         return 0;
 }
 
