@@ -24,6 +24,8 @@ static const Planner planners[] = {
         { "stock-units",        .run = plan_stock_units },
         /* foyer's units, including drop-ins for stock units, before the stock links are resolved. */
         { "foyer-units",        .run = plan_foyer_units },
+        /* The units those need, from the tree, before their .wants links are carried over. */
+        { "unit-deps",          .run = plan_unit_deps },
         { "unit-links",         .run = plan_unit_links },
         { "rules",              .run = plan_rules },
         { "config",             .run = plan_config },
@@ -33,6 +35,8 @@ static const Planner planners[] = {
         { "gptauto",            .run = plan_gptauto },
         { "crypt",              .run = plan_crypt },
         { "debug",              .run = plan_debug },
+        /* After every planner that adds units. */
+        { "unit-programs",      .run = plan_unit_programs },
         { "etc",                .run_probe = plan_etc },
         { "user-files",         .run = plan_user_files },
         { "crypt-keys",         .run = plan_crypt_keys },

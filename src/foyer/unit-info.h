@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* What the builder needs to know of a unit: the units it pulls in, the programs it runs, and
+ * whether it is for the initrd only. Read from the unit file and its drop-ins, as they are in the
+ * image or, for a unit not yet in it, in the source tree. */
+
+#include <stdbool.h>
+
+#include "manifest.h"
+
+typedef struct UnitInfo {
+        char *name;
+        char **hard;            /* Requires=, Requisite=, BindsTo=, OnFailure=, OnSuccess=, Upholds=, .requires/ */
+        char **soft;            /* Wants=, .wants/ */
+        char **exec;            /* "ExecStart=/usr/bin/prog": the Exec*= setting and the program, in order */
+        bool initrd_only;       /* ConditionPathExists=/etc/initrd-release or AssertPathExists= of it */
+        bool found;             /* the unit file exists (in the image or the tree) */
+} UnitInfo;
+
+void unit_info_done(UnitInfo *u);
+
+/* Reads unit name (foo.service, or an instance foo@bar.service, read from foo@.service): from the
+ * image when it holds the unit, else from m->root; drop-ins from both. u->found tells whether the
+ * unit file exists. Returns 0 or a negative errno (logged). */
+int unit_info_read(Manifest *m, const char *name, UnitInfo *u);
+
+/* Whether the image holds the unit (or, for an instance, its template). */
+bool unit_in_image(Manifest *m, const char *name);
+
+/* The program of an Exec*= value: the prefixes -@:+!| stripped, the first word unquoted. NULL
+ * (returned as 0 with *ret NULL) when the value is empty. Returns 0 or -ENOMEM. */
+int unit_exec_program(const char *value, char **ret);
+
+/* Follows symlinks inside the image from path to the entry of a file; NULL if there is none. */
+Entry *manifest_resolve(Manifest *m, const char *path);
+
+/* Resolves a program name as systemd does for a unit's Exec*= (absolute, or searched in
+ * /usr/local/sbin, /usr/local/bin, /usr/sbin, /usr/bin) inside root. Returns the image path in *ret, or
+ * -ENOENT with *ret set to the absolute name searched for (or the first candidate). */
+int unit_program_find(const char *root, const char *program, char **ret);
