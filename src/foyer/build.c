@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "build.h"
+#include "closure.h"
 #include "commit.h"
 #include "cpio.h"
 #include "elf-file.h"
@@ -121,6 +122,9 @@ int build_image(const BuildConfig *c, int out_fd, char ***ret_keys) {
                 goto finish;
         }
         r = resolve_libraries(m, search_path, RESOLVE_DLOPEN);
+        if (r < 0)
+                goto finish;
+        r = closure_check(m);
         if (r < 0)
                 goto finish;
 

@@ -136,9 +136,11 @@ int plan_unit_programs(Manifest *m, const BuildConfig *c) {
                         return r;
                 STRV_FOREACH(x, u.exec) {
                         const char *prog = strchr(*x, '=') + 1;
+
+                        prog += *prog == '-';
                         _cleanup_free_ char *path = NULL, *why = NULL;
 
-                        if (unit_program_find(m->root, prog, &path) < 0)
+                        if (unit_program_find(m, prog, &path) < 0)
                                 continue;
                         if (manifest_resolve(m, path))
                                 continue;       /* foyer's own programs, already in */

@@ -6,6 +6,7 @@
  * and debug planners add rules), key files are marked after the user's files are in, and the
  * --no-shell check runs last. */
 
+#include "closure.h"
 #include "log.h"
 #include "plan.h"
 #include "plan-debug.h"
@@ -20,7 +21,6 @@ typedef struct Planner {
 
 static const Planner planners[] = {
         { "skeleton",           .run = plan_skeleton },
-        { "binaries",           .run = plan_binaries },
         { "stock-units",        .run = plan_stock_units },
         /* foyer's units, including drop-ins for stock units, before the stock links are resolved. */
         { "foyer-units",        .run = plan_foyer_units },
@@ -37,6 +37,10 @@ static const Planner planners[] = {
         { "debug",              .run = plan_debug },
         /* After every planner that adds units. */
         { "unit-programs",      .run = plan_unit_programs },
+        /* Before the fixed list of binaries, whose error for a missing program would not name the
+         * unit that runs it. */
+        { "closure-units",      .run = plan_closure_units },
+        { "binaries",           .run = plan_binaries },
         { "etc",                .run_probe = plan_etc },
         { "user-files",         .run = plan_user_files },
         { "crypt-keys",         .run = plan_crypt_keys },

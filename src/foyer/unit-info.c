@@ -17,6 +17,7 @@ void unit_info_done(UnitInfo *u) {
         strv_free(u->hard);
         strv_free(u->soft);
         strv_free(u->exec);
+        strv_free(u->guards);
         *u = (UnitInfo) {};
 }
 
@@ -26,7 +27,7 @@ static const char *const exec_keys[] = {
 };
 
 Entry *manifest_resolve(Manifest *m, const char *path) {
-        _cleanup_free_ char *p = path_simplify_abs(path);
+        _cleanup_free_ char *p = path_merge_usr(path);
         Entry *e;
 
         if (!p)
@@ -35,7 +36,7 @@ Entry *manifest_resolve(Manifest *m, const char *path) {
         for (unsigned depth = 0; e && e->type == ENTRY_SYMLINK && depth < 32; depth++) {
                 _cleanup_free_ char *dir = path_dirname(e->path),
                                     *t = e->target[0] == '/' ? strdup(e->target) : strjoin(dir, "/", e->target),
-                                    *s = t ? path_simplify_abs(t) : NULL;
+                                    *s = t ? path_merge_usr(t) : NULL;
 
                 if (!s)
                         return NULL;
@@ -75,11 +76,15 @@ static int unit_file_name(const char *name, char **ret) {
         return *ret ? 0 : -ENOMEM;
 }
 
-int unit_exec_program(const char *value, char **ret) {
+int unit_exec_program(const char *value, char **ret, bool *ret_ignore_failure) {
         const char *p = value, *end;
+        size_t n;
 
         p += strspn(p, " \t");
-        p += strspn(p, "-@:+!|");
+        n = strspn(p, "-@:+!|");
+        if (ret_ignore_failure)
+                *ret_ignore_failure = memchr(p, '-', n);
+        p += n;
         p += strspn(p, " \t");
         if (*p == '"' || *p == '\'') {
                 end = strchr(p + 1, *p);
@@ -133,10 +138,15 @@ static int parse_assignment(UnitInfo *u, const char *section, const char *key, c
                 if ((streq(key, "ConditionPathExists") || streq(key, "AssertPathExists")) &&
                     streq(value, "/etc/initrd-release"))
                         u->initrd_only = true;
+                /* A unit that checks for its own program is skipped at boot when it is missing. */
+                if ((streq(key, "ConditionPathExists") || streq(key, "ConditionFileIsExecutable")) &&
+                    value[0] == '/')
+                        return strv_extend(&u->guards, value);
                 return 0;
         }
         for (size_t i = 0; i < ELEMENTSOF(exec_keys); i++) {
                 _cleanup_free_ char *prefix = NULL, *prog = NULL;
+                bool ignore;
                 int r;
 
                 if (!streq(key, exec_keys[i]))
@@ -146,14 +156,14 @@ static int parse_assignment(UnitInfo *u, const char *section, const char *key, c
                         return -ENOMEM;
                 if (isempty(value))
                         return strv_remove_prefixed(u->exec, prefix);
-                r = unit_exec_program(value, &prog);
+                r = unit_exec_program(value, &prog, &ignore);
                 if (r < 0 || !prog)
                         return r;
                 /* Specifiers (%i, ...) are expanded by systemd per instance; such a program cannot be
                  * checked here. */
                 if (strchr(prog, '%'))
                         return 0;
-                return strv_consume(&u->exec, strjoin(prefix, prog));
+                return strv_consume(&u->exec, strjoin(prefix, ignore ? "-" : "", prog));
         }
         return 0;
 }
@@ -350,28 +360,39 @@ int unit_info_read(Manifest *m, const char *name, UnitInfo *u) {
         return 0;
 }
 
-int unit_program_find(const char *root, const char *program, char **ret) {
-        int r;
+static bool in_tree(const char *root, const char *path) {
+        _cleanup_free_ char *host = NULL;
+
+        return path_in_root(root, path, false, &host) >= 0 && access(host, F_OK) >= 0;
+}
+
+int unit_program_find(Manifest *m, const char *program, char **ret) {
+        static const char *const search[] = { "/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin" };
+
+        assert(m);
+        assert(program);
+        assert(ret);
 
         if (program[0] == '/') {
-                _cleanup_free_ char *host = NULL;
-
-                *ret = strdup(program);
+                /* The image is merged-/usr: /bin/sh is /usr/bin/sh there. */
+                *ret = path_merge_usr(program);
                 if (!*ret)
                         return -ENOMEM;
-                r = path_in_root(root, program, false, &host);
-                return r < 0 ? -ENOENT : 0;
+                return manifest_resolve(m, *ret) || in_tree(m->root, program) ? 0 : -ENOENT;
         }
-        FOREACH_STRING(dir, "/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin") {
-                _cleanup_free_ char *p = strjoin(dir, "/", program), *host = NULL;
+        /* PID 1 searches its fixed path in the image: the first directory that has it there wins,
+         * else the tree's. */
+        for (int pass = 0; pass < 2; pass++)
+                for (size_t i = 0; i < ELEMENTSOF(search); i++) {
+                        _cleanup_free_ char *p = strjoin(search[i], "/", program);
 
-                if (!p)
-                        return -ENOMEM;
-                if (path_in_root(root, p, false, &host) >= 0) {
-                        *ret = TAKE_PTR(p);
-                        return 0;
+                        if (!p)
+                                return -ENOMEM;
+                        if (pass == 0 ? !!manifest_resolve(m, p) : in_tree(m->root, p)) {
+                                *ret = TAKE_PTR(p);
+                                return 0;
+                        }
                 }
-        }
         *ret = strjoin("/usr/bin/", program);
         return *ret ? -ENOENT : -ENOMEM;
 }

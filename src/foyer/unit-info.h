@@ -13,8 +13,10 @@ typedef struct UnitInfo {
         char *name;
         char **hard;            /* Requires=, Requisite=, BindsTo=, OnFailure=, OnSuccess=, Upholds=, .requires/ */
         char **soft;            /* Wants=, .wants/ */
-        char **exec;            /* "ExecStart=/usr/bin/prog": the Exec*= setting and the program, in order */
+        char **exec;            /* "ExecStart=/usr/bin/prog": the Exec*= setting and the program, in order;
+                                 * "ExecStartPre=-prog" when a failure is ignored ('-' prefix) */
         bool initrd_only;       /* ConditionPathExists=/etc/initrd-release or AssertPathExists= of it */
+        char **guards;          /* paths of ConditionPathExists=/ConditionFileIsExecutable= (not negated) */
         bool found;             /* the unit file exists (in the image or the tree) */
 } UnitInfo;
 
@@ -28,14 +30,16 @@ int unit_info_read(Manifest *m, const char *name, UnitInfo *u);
 /* Whether the image holds the unit (or, for an instance, its template). */
 bool unit_in_image(Manifest *m, const char *name);
 
-/* The program of an Exec*= value: the prefixes -@:+!| stripped, the first word unquoted. NULL
- * (returned as 0 with *ret NULL) when the value is empty. Returns 0 or -ENOMEM. */
-int unit_exec_program(const char *value, char **ret);
+/* The program of an Exec*= value: the prefixes -@:+!| stripped, the first word unquoted, and
+ * whether '-' (ignore failure) was among them. NULL (returned as 0 with *ret NULL) when the value
+ * is empty. Returns 0 or -ENOMEM. */
+int unit_exec_program(const char *value, char **ret, bool *ret_ignore_failure);
 
 /* Follows symlinks inside the image from path to the entry of a file; NULL if there is none. */
 Entry *manifest_resolve(Manifest *m, const char *path);
 
-/* Resolves a program name as systemd does for a unit's Exec*= (absolute, or searched in
- * /usr/local/sbin, /usr/local/bin, /usr/sbin, /usr/bin) inside root. Returns the image path in *ret, or
- * -ENOENT with *ret set to the absolute name searched for (or the first candidate). */
-int unit_program_find(const char *root, const char *program, char **ret);
+/* Resolves a program name of an Exec*= line as PID 1 would in the image: absolute (in merged-/usr
+ * form), or searched in /usr/local/sbin, /usr/local/bin, /usr/sbin, /usr/bin, first in the image,
+ * then in the tree. Returns 0 with the image path in *ret when the image or the tree has it, or
+ * -ENOENT with *ret set to the path looked for. */
+int unit_program_find(Manifest *m, const char *program, char **ret);
