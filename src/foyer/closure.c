@@ -11,11 +11,13 @@
 #include "fileio.h"
 #include "log.h"
 #include "parse-util.h"
+#include "plan-shell.h"
 #include "plan-util.h"
 #include "unit-info.h"
 #include "util.h"
 
-/* The programs whose absence only costs a feature: the build goes on with a warning naming it. */
+/* The programs of udev rules whose absence only costs a feature: the build goes on with a warning
+ * naming it. (A unit that runs one of them still needs it.) */
 static const struct {
         const char *path;
         const char *feature;
@@ -39,12 +41,12 @@ static const char *root_name(Manifest *m) {
 }
 
 /* Checks that program (as a unit or rule names it) is in the image. A miss is an error counted in
- * n_errors, or a warning when the program is an optional feature's (optional_programs[]). Misses
+ * n_errors, or, for a rule, a warning when the program is an optional feature's (optional_programs[]). Misses
  * that systemd handles by design are debug messages: the unit's own condition (guard) skips it at
  * boot (foyer-explain without FOYER_HELPER_DIR), or the unit ignores the command's failure ("-"
  * prefix: plymouth in emergency.service). Returns 1 if present. */
-static int check_program(Manifest *m, const char *who, const char *what, const char *program, char **guards,
-                         bool ignore_failure, unsigned *n_errors) {
+static int check_program(Manifest *m, const char *who, const char *what, const char *program, bool rule,
+                         char **guards, bool ignore_failure, unsigned *n_errors) {
         _cleanup_free_ char *path = NULL;
         const char *feature;
         int r;
@@ -55,7 +57,7 @@ static int check_program(Manifest *m, const char *who, const char *what, const c
         if (r >= 0 && manifest_resolve(m, path))
                 return 1;
 
-        feature = optional_feature(path);
+        feature = rule ? optional_feature(path) : NULL;
         if (feature) {
                 log_warning("%s: %s %s is not in the image (%s in %s): %s will not work.", who, what, path,
                             r < 0 ? "missing" : "present", root_name(m), feature);
@@ -99,7 +101,7 @@ static unsigned systemd_version(Manifest *m) {
         return 0;
 }
 
-static int check_units(Manifest *m, unsigned *n_errors) {
+static int check_units(Manifest *m, const BuildConfig *c, unsigned *n_errors) {
         int r;
 
         for (size_t i = 0; i < m->n_entries; i++) {
@@ -120,10 +122,15 @@ static int check_units(Manifest *m, unsigned *n_errors) {
                         _cleanup_free_ char *who = strjoin("Unit ", name), *what = strndup(*x, strchr(*x, '=') - *x + 1);
                         const char *prog = strchr(*x, '=') + 1;
                         bool ignore = *prog == '-';
+                        _cleanup_free_ char *merged = path_merge_usr(prog + ignore);
 
-                        if (!who || !what)
+                        if (!who || !what || !merged)
                                 return log_oom();
-                        r = check_program(m, who, what, prog + ignore, u.guards, ignore, n_errors);
+                        if (plan_shell_excludes(c, merged)) {
+                                log_debug("%s: %s%s left out by --no-shell.", who, what, prog + ignore);
+                                continue;
+                        }
+                        r = check_program(m, who, what, prog + ignore, false, u.guards, ignore, n_errors);
                         if (r < 0)
                                 return r;
                 }
@@ -142,8 +149,7 @@ int plan_closure_units(Manifest *m, const BuildConfig *c) {
         unsigned n_errors = 0;
         int r;
 
-        (void) c;
-        r = check_units(m, &n_errors);
+        r = check_units(m, c, &n_errors);
         if (r < 0)
                 return r;
         if (n_errors > 0)
@@ -215,7 +221,7 @@ static int check_rule_line(Manifest *m, const char *file, unsigned line, const c
                         what = strjoin(key, " program");
                         if (!who || !what)
                                 return log_oom();
-                        r = check_program(m, who, what, prog, NULL, false, n_errors);
+                        r = check_program(m, who, what, prog, true, NULL, false, n_errors);
                         if (r < 0)
                                 return r;
                 }

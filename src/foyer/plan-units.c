@@ -14,6 +14,7 @@
 
 #include "log.h"
 #include "plan.h"
+#include "plan-shell.h"
 #include "plan-util.h"
 #include "unit-info.h"
 #include "util.h"
@@ -51,6 +52,12 @@ static int add_unit(Manifest *m, const char *name, const char *why, char ***queu
                 return log_error_errno(r, "Failed to add %s: %m", path);
         log_debug("Added %s (%s).", path, why);
         return strv_extend(queue, name) < 0 ? log_oom() : 0;
+}
+
+int plan_pid1(Manifest *m, const BuildConfig *c) {
+        (void) c;
+        /* First of all: a tree without systemd is named as such, not by the first unit it lacks. */
+        return plan_add_item(m, "/usr/lib/systemd/systemd", NEED_REQUIRED, "PID 1");
 }
 
 int plan_unit_deps(Manifest *m, const BuildConfig *c) {
@@ -124,7 +131,6 @@ int plan_unit_programs(Manifest *m, const BuildConfig *c) {
         _cleanup_strv_free_ char **units = NULL;
         int r;
 
-        (void) c;
         r = image_units(m, &units);
         if (r < 0)
                 return r;
@@ -141,6 +147,10 @@ int plan_unit_programs(Manifest *m, const BuildConfig *c) {
                         _cleanup_free_ char *path = NULL, *why = NULL;
 
                         if (unit_program_find(m, prog, &path) < 0)
+                                continue;
+                        /* --no-shell: emergency.service's sulogin shell stays out; the debug
+                         * generator turns the shell units off at boot. */
+                        if (plan_shell_excludes(c, path))
                                 continue;
                         if (manifest_resolve(m, path))
                                 continue;       /* foyer's own programs, already in */

@@ -21,6 +21,7 @@ typedef struct Planner {
 
 static const Planner planners[] = {
         { "skeleton",           .run = plan_skeleton },
+        { "pid1",               .run = plan_pid1 },
         { "stock-units",        .run = plan_stock_units },
         /* foyer's units, including drop-ins for stock units, before the stock links are resolved. */
         { "foyer-units",        .run = plan_foyer_units },

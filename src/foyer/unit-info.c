@@ -378,7 +378,8 @@ int unit_program_find(Manifest *m, const char *program, char **ret) {
                 *ret = path_merge_usr(program);
                 if (!*ret)
                         return -ENOMEM;
-                return manifest_resolve(m, *ret) || in_tree(m->root, program) ? 0 : -ENOENT;
+                /* An unmerged tree may have only one of /lib/systemd/x and /usr/lib/systemd/x. */
+                return manifest_resolve(m, *ret) || in_tree(m->root, *ret) || in_tree(m->root, program) ? 0 : -ENOENT;
         }
         /* PID 1 searches its fixed path in the image: the first directory that has it there wins,
          * else the tree's. */
