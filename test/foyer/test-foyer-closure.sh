@@ -18,7 +18,8 @@ tree=$tmp/tree
 if [ -n "$src" ]; then
         [ -d "$src/usr/lib/modules" ] || fail "$src is not a tree with kernels"
         kver=$(find "$src/usr/lib/modules" -mindepth 1 -maxdepth 1 -printf '%f\n' | sort | tail -n1)
-        cp -al "$src" "$tree" 2>/dev/null || cp -a "$src" "$tree"
+        mkdir "$tree"
+        cp -al "$src/." "$tree/" 2>/dev/null || cp -a "$src/." "$tree/"
 else
         require_kernel
         mkdir -p "$tree/usr/lib/modules" "$tree/etc"
@@ -108,11 +109,29 @@ done < <(awk '{print $2}' "$tmp/pairs" | sort -u)
 [ "$checked" -ge 5 ] || fail "only $checked programs checked"
 [ ! -e "$tmp/bad.img" ] || fail "a failed build left its output"
 
+if compgen -G "$tree/usr/lib/*/systemd/libsystemd-core-2[5-9][5-9].so" >/dev/null ||
+   compgen -G "$tree/usr/lib/systemd/libsystemd-core-2[5-9][5-9].so" >/dev/null; then
+        echo "== without systemd-executor (systemd >= 255)"
+        x=$tree/usr/lib/systemd/systemd-executor
+        [ -e "$x" ] || fail "the tree's systemd is 255 or later but has no systemd-executor"
+        mv "$x" "$x.foyer-test-removed"
+        if build "$tmp/bad.img"; then
+                mv "$x.foyer-test-removed" "$x"
+                fail "build succeeded without systemd-executor"
+        fi
+        mv "$x.foyer-test-removed" "$x"
+        grep 'systemd-executor is not in the image' "$tmp/err" || { cat "$tmp/err"; fail "systemd-executor not named"; }
+fi
+
 echo "== a udev rule's program is named with file:line"
 # The stock rules' programs are required by their planners already (dmsetup, lvm); a rule of our own
 # in the image names one the tree lacks on its third line, a builtin, and a relative program the
 # tree has in /usr/lib/udev.
-printf '# foyer test\n\nACTION=="add", SUBSYSTEM=="block", IMPORT{builtin}="blkid", PROGRAM="scsi_id -u -g $devnode", RUN+="/usr/bin/foyer-test-missing %%k"\n' > "$tmp/99-test.rules"
+cat > "$tmp/99-test.rules" <<'RULES'
+# foyer test
+
+ACTION=="add", SUBSYSTEM=="block", IMPORT{builtin}="blkid", PROGRAM="scsi_id -u -g $devnode", RUN+="/usr/bin/foyer-test-missing %k"
+RULES
 out=$tmp/bad.img
 if "$foyer" build --root "$tree" --kver "$kver" --compress none -o "$out" \
         --add-file "$tmp/99-test.rules:/usr/lib/udev/rules.d/99-test.rules" 2>"$tmp/err"; then
