@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 /* The ordered table of planners. Each adds one concern to the manifest with the helpers of
- * plan-util.c; none calls back into this file. The order matters: the stock .wants links are
- * resolved after every unit is in, /etc/group is written after every udev rule is in (the storage
- * and debug planners add rules), key files are marked after the user's files are in, and the
- * --no-shell check runs last. */
+ * plan-util.c; none calls back into this file. The order matters: the units the listed ones need
+ * are read from the tree (unit-deps) before the stock .wants links are resolved, the programs of
+ * every unit are added and checked (unit-programs, closure-units) after every planner that adds
+ * units and before the fixed binary list (so that a program the tree lacks is named with its
+ * unit), /etc/group is written after every udev rule is in (the storage and debug planners add
+ * rules), key files are marked after the user's files are in, and the --no-shell check runs last.
+ * The rest of the closure check (rules, libraries) runs in build.c after the library closure. */
 
 #include "closure.h"
 #include "log.h"
