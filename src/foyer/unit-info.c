@@ -26,25 +26,6 @@ static const char *const exec_keys[] = {
         "ExecCondition", "ExecStartPre", "ExecStart", "ExecStartPost", "ExecReload", "ExecStop", "ExecStopPost",
 };
 
-Entry *manifest_resolve(Manifest *m, const char *path) {
-        _cleanup_free_ char *p = path_merge_usr(path);
-        Entry *e;
-
-        if (!p)
-                return NULL;
-        e = manifest_find(m, p);
-        for (unsigned depth = 0; e && e->type == ENTRY_SYMLINK && depth < 32; depth++) {
-                _cleanup_free_ char *dir = path_dirname(e->path),
-                                    *t = e->target[0] == '/' ? strdup(e->target) : strjoin(dir, "/", e->target),
-                                    *s = t ? path_merge_usr(t) : NULL;
-
-                if (!s)
-                        return NULL;
-                e = manifest_find(m, s);
-        }
-        return e && e->type != ENTRY_SYMLINK ? e : NULL;
-}
-
 bool unit_in_image(Manifest *m, const char *name) {
         _cleanup_free_ char *p = strjoin(UNITDIR "/", name);
         const char *at = strchr(name, '@'), *dot = strrchr(name, '.');

@@ -35,9 +35,6 @@ bool unit_in_image(Manifest *m, const char *name);
  * is empty. Returns 0 or -ENOMEM. */
 int unit_exec_program(const char *value, char **ret, bool *ret_ignore_failure);
 
-/* Follows symlinks inside the image from path to the entry of a file; NULL if there is none. */
-Entry *manifest_resolve(Manifest *m, const char *path);
-
 /* Resolves a program name of an Exec*= line as PID 1 would in the image: absolute (in merged-/usr
  * form), or searched in /usr/local/sbin, /usr/local/bin, /usr/sbin, /usr/bin, first in the image,
  * then in the tree. Returns 0 with the image path in *ret when the image or the tree has it, or
