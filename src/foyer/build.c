@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "build.h"
+#include "closure.h"
 #include "commit.h"
 #include "cpio.h"
 #include "elf-file.h"
@@ -149,7 +150,10 @@ int build_image(const BuildConfig *c, int out_fd, char ***ret_keys) {
                 log_error_errno(r, "Failed to read the loader configuration of %s: %m", root);
                 goto finish;
         }
-        r = resolve_libraries(m, search_path);
+        r = resolve_libraries(m, search_path, RESOLVE_DLOPEN);
+        if (r < 0)
+                goto finish;
+        r = closure_check(m);
         if (r < 0)
                 goto finish;
 

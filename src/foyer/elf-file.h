@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "elf-dlopen.h"
 #include "macro.h"
 
 typedef struct ElfFile {
@@ -19,11 +20,13 @@ typedef struct ElfFile {
         char **rpath;           /* DT_RPATH entries, split on ':' */
         char **runpath;         /* DT_RUNPATH entries */
         char **dlopen;          /* sonames from .note.dlopen, in order */
+        DlopenFeature *dlopen_features; /* the same by feature, with their priorities */
+        size_t n_dlopen_features;
 } ElfFile;
 
 /* Parses path. Returns -ENOEXEC if it is not a 64-bit little-endian ELF file, or if it is an ELF
  * file without dynamic linking information (relocatable objects such as kernel modules);
- * -EBADMSG if it is ELF but malformed. Release with elf_file_free(). */
+ * -EBADMSG if it is ELF but malformed, or a .note.dlopen is not the documented JSON. Release with elf_file_free(). */
 int elf_file_read(const char *path, ElfFile **ret);
 /* The same on a file's bytes in memory, at any alignment. A file with a second PT_INTERP, DT_RPATH
  * or DT_RUNPATH, or with an offset or size that points outside data, is malformed (-EBADMSG). */

@@ -9,13 +9,11 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
+#include "elf-dlopen.h"
 #include "elf-file.h"
 #include "log.h"
 #include "util.h"
 
-/* The FDO dlopen note: owner "FDO", type 0x407c0c0a, descriptor a JSON array of objects with a
- * "soname" array. https://systemd.io/ELF_DLOPEN_METADATA/ */
-#define NOTE_FDO_DLOPEN 0x407c0c0aU
 
 /* The file's bytes may sit at any alignment (a mapping is page-aligned, but e_phoff, e_shoff and
  * the other offsets come from the file): every structure is copied into an aligned local with
@@ -34,6 +32,7 @@ ElfFile *elf_file_free(ElfFile *f) {
         strv_free(f->rpath);
         strv_free(f->runpath);
         strv_free(f->dlopen);
+        dlopen_features_free(f->dlopen_features, f->n_dlopen_features);
         free(f);
         return NULL;
 }
@@ -152,39 +151,18 @@ static int parse_dynamic(const Image *img, const Elf64_Phdr *dyn, ElfFile *f) {
         return 0;
 }
 
-/* Pulls every string of every "soname" array out of the note's JSON. The notes are produced by a
- * macro with a fixed shape, so a small scanner is enough; anything unexpected is skipped. */
-static int parse_dlopen_json(const char *json, size_t len, ElfFile *f) {
-        const char *p = json, *end = json + len;
+/* The note's features, and their sonames flattened into f->dlopen in order. */
+static int parse_dlopen_note(const char *json, size_t len, ElfFile *f) {
+        size_t first = f->n_dlopen_features;
         int r;
 
-        while (p < end) {
-                const char *k = memmem(p, end - p, "\"soname\"", 8);
-
-                if (!k)
-                        break;
-                p = k + 8;
-                while (p < end && (*p == ' ' || *p == ':' || *p == '\n' || *p == '\t'))
-                        p++;
-                if (p >= end || *p != '[')
-                        continue;
-                p++;
-                while (p < end && *p != ']') {
-                        const char *q;
-
-                        if (*p != '"') {
-                                p++;
-                                continue;
-                        }
-                        q = memchr(p + 1, '"', end - p - 1);
-                        if (!q)
-                                return 0;
-                        r = strv_consume(&f->dlopen, strndup(p + 1, q - p - 1));
-                        if (r < 0)
-                                return r;
-                        p = q + 1;
-                }
-        }
+        r = dlopen_note_parse(json, len, &f->dlopen_features, &f->n_dlopen_features);
+        if (r < 0)
+                return r;
+        for (size_t i = first; i < f->n_dlopen_features; i++)
+                STRV_FOREACH(s, f->dlopen_features[i].sonames)
+                        if (strv_extend(&f->dlopen, *s) < 0)
+                                return -ENOMEM;
         return 0;
 }
 
@@ -211,7 +189,7 @@ static int parse_note_section(const Image *img, const Elf64_Shdr *sh, ElfFile *f
                         break;
                 if (n.n_type == NOTE_FDO_DLOPEN && n.n_namesz == 4 &&
                     memcmp(img->data + name_off, "FDO", 4) == 0) {
-                        r = parse_dlopen_json((const char *) img->data + desc_off, n.n_descsz, f);
+                        r = parse_dlopen_note((const char *) img->data + desc_off, n.n_descsz, f);
                         if (r < 0)
                                 return r;
                 }

@@ -344,3 +344,22 @@ int manifest_secrets(Manifest *m, char ***ret) {
         *ret = TAKE_PTR(secrets);
         return 0;
 }
+
+Entry *manifest_resolve(Manifest *m, const char *path) {
+        _cleanup_free_ char *p = path_merge_usr(path);
+        Entry *e;
+
+        if (!p)
+                return NULL;
+        e = manifest_find(m, p);
+        for (unsigned depth = 0; e && e->type == ENTRY_SYMLINK && depth < 32; depth++) {
+                _cleanup_free_ char *dir = path_dirname(e->path),
+                                    *t = e->target[0] == '/' ? strdup(e->target) : strjoin(dir, "/", e->target),
+                                    *s = t ? path_merge_usr(t) : NULL;
+
+                if (!s)
+                        return NULL;
+                e = manifest_find(m, s);
+        }
+        return e && e->type != ENTRY_SYMLINK ? e : NULL;
+}

@@ -50,6 +50,9 @@ Manifest *manifest_free(Manifest *m);
 DEFINE_TRIVIAL_CLEANUP_FUNC(Manifest *, manifest_free);
 
 Entry *manifest_find(Manifest *m, const char *path);
+/* Follows symlink entries inside the image from path (in merged-/usr form, so /bin/x is
+ * /usr/bin/x) to the entry they end at; NULL if that is missing or the links go deeper than 32. */
+Entry *manifest_resolve(Manifest *m, const char *path);
 
 /* Each add function creates the missing parent directories, returns 1 when the entry was added,
  * 0 when an equal entry already existed, -EEXIST when a different entry holds the path. */

@@ -11,6 +11,7 @@
 #include "log.h"
 #include "plan.h"
 #include "plan-util.h"
+#include "unit-info.h"
 #include "util.h"
 
 static const Item binaries[] = {
@@ -201,30 +202,6 @@ static int add_skeleton(Manifest *m) {
                 return log_error_errno(r, "Failed to add /dev/console: %m");
         return 0;
 }
-
-static bool unit_in_image(Manifest *m, const char *name) {
-        _cleanup_free_ char *p = strjoin(UNITDIR "/", name);
-        _cleanup_free_ char *templ = NULL;
-        const char *at, *dot;
-
-        if (!p)
-                return false;
-        if (manifest_find(m, p))
-                return true;
-
-        /* foo@bar.service is there if foo@.service is. */
-        at = strchr(name, '@');
-        dot = strrchr(name, '.');
-        if (at && dot && dot > at + 1) {
-                templ = malloc(strlen(UNITDIR) + 2 + (at - name) + 1 + strlen(dot) + 1);
-                if (!templ)
-                        return false;
-                sprintf(templ, UNITDIR "/%.*s@%s", (int) (at - name), name, dot);
-                return manifest_find(m, templ);
-        }
-        return false;
-}
-
 
 /* Carries over the stock .wants/.requires links and .d drop-ins, but only between units that are
  * in the image, so no link dangles. */

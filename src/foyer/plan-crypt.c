@@ -160,24 +160,11 @@ int plan_crypt(Manifest *m, const BuildConfig *c) {
 }
 
 static int mark_key(Manifest *m, const char *path, const char *why) {
-        _cleanup_free_ char *p = path_simplify_abs(path);
-        Entry *e;
         char *reason;
-
-        if (!p)
-                return log_oom();
-        e = manifest_find(m, p);
+        Entry *e;
 
         /* Follow symlinks inside the image to the file that holds the key. */
-        for (unsigned depth = 0; e && e->type == ENTRY_SYMLINK && depth < 16; depth++) {
-                _cleanup_free_ char *dir = path_dirname(e->path),
-                                    *t = e->target[0] == '/' ? strdup(e->target) : strjoin(dir, "/", e->target),
-                                    *s = t ? path_simplify_abs(t) : NULL;
-
-                if (!s)
-                        return log_oom();
-                e = manifest_find(m, s);
-        }
+        e = manifest_resolve(m, path);
         if (!e) {
                 log_warning("%s names the key file %s, but the image does not hold it (add it with --add-key-file).",
                             why, path);

@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 /* The ordered table of planners. Each adds one concern to the manifest with the helpers of
- * plan-util.c; none calls back into this file. The order matters: the stock .wants links are
- * resolved after every unit is in, /etc/group is written after every udev rule is in (the storage
- * and debug planners add rules), key files are marked after the user's files are in, and the
- * --no-shell check runs last. */
+ * plan-util.c; none calls back into this file. The order matters: the units the listed ones need
+ * are read from the tree (unit-deps) before the stock .wants links are resolved, the programs of
+ * every unit are added and checked (unit-programs, closure-units) after every planner that adds
+ * units and before the fixed binary list (so that a program the tree lacks is named with its
+ * unit), /etc/group is written after every udev rule is in (the storage and debug planners add
+ * rules), key files are marked after the user's files are in, and the --no-shell check runs last.
+ * The rest of the closure check (rules, libraries) runs in build.c after the library closure. */
 
+#include "closure.h"
 #include "log.h"
 #include "plan.h"
 #include "plan-debug.h"
@@ -20,10 +24,12 @@ typedef struct Planner {
 
 static const Planner planners[] = {
         { "skeleton",           .run = plan_skeleton },
-        { "binaries",           .run = plan_binaries },
+        { "pid1",               .run = plan_pid1 },
         { "stock-units",        .run = plan_stock_units },
         /* foyer's units, including drop-ins for stock units, before the stock links are resolved. */
         { "foyer-units",        .run = plan_foyer_units },
+        /* The units those need, from the tree, before their .wants links are carried over. */
+        { "unit-deps",          .run = plan_unit_deps },
         { "unit-links",         .run = plan_unit_links },
         { "rules",              .run = plan_rules },
         { "config",             .run = plan_config },
@@ -33,6 +39,12 @@ static const Planner planners[] = {
         { "gptauto",            .run = plan_gptauto },
         { "crypt",              .run = plan_crypt },
         { "debug",              .run = plan_debug },
+        /* After every planner that adds units. */
+        { "unit-programs",      .run = plan_unit_programs },
+        /* Before the fixed list of binaries, whose error for a missing program would not name the
+         * unit that runs it. */
+        { "closure-units",      .run = plan_closure_units },
+        { "binaries",           .run = plan_binaries },
         { "etc",                .run_probe = plan_etc },
         { "user-files",         .run = plan_user_files },
         { "crypt-keys",         .run = plan_crypt_keys },

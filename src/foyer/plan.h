@@ -36,6 +36,14 @@ int plan_etc(Manifest *m, const BuildConfig *c, const Probe *p);
 /* --add-file. */
 int plan_user_files(Manifest *m, const BuildConfig *c);
 
+/* plan-units.c: PID 1, which every tree must have; */
+int plan_pid1(Manifest *m, const BuildConfig *c);
+/* the units the image's units need (hard dependencies, and initrd units they want),
+ * read from the tree with their drop-ins. */
+int plan_unit_deps(Manifest *m, const BuildConfig *c);
+/* The programs the Exec*= lines of every unit in the image run, and systemd-executor. */
+int plan_unit_programs(Manifest *m, const BuildConfig *c);
+
 /* plan-crypt.c: what unlocking LUKS volumes needs, and the crypttab. */
 int plan_crypt(Manifest *m, const BuildConfig *c);
 /* After the user's files are in: adds --add-key-file files and makes every key file (those, the

@@ -96,7 +96,52 @@ static int add_interpreter(Manifest *m, const Entry *who, const ElfFile *f) {
         return 0;
 }
 
-int resolve_libraries(Manifest *m, char * const *search_path) {
+/* Every soname of a dlopen() feature that the tree has goes in, whatever its priority: a
+ * "suggested" library is only installed when the tree's owner wants the feature (libcryptsetup for
+ * systemd-cryptsetup, libtss2 for TPM2 unlocking). A list of several sonames names alternatives
+ * (libbpf.so.1, libbpf.so.0): the feature is missing when none is there, which is a warning naming
+ * it for "required" and "recommended", a debug message for "suggested". */
+static int add_dlopen_feature(Manifest *m, size_t i, const ElfFile *f, const DlopenFeature *d,
+                              char * const *search_path) {
+        bool found_any = false;
+        int r;
+
+        STRV_FOREACH(n, d->sonames) {
+                const Entry *e = m->entries[i];     /* the array may move while adding */
+                _cleanup_free_ char *origin = path_dirname(e->path), *found = NULL, *reason = NULL;
+
+                if (!origin)
+                        return log_oom();
+                r = elf_find_library(m->root, *n, f, origin, search_path, &found);
+                if (r == -ENOENT)
+                        continue;
+                if (r < 0)
+                        return log_error_errno(r, "Failed to look up %s for %s: %m", *n, e->path);
+                reason = strjoin("dlopen()ed by ", e->path, " (", d->feature ?: "unnamed feature", ", ",
+                                 dlopen_priority_to_string(d->priority), ")");
+                if (!reason)
+                        return log_oom();
+                r = manifest_add_from_root(m, found, reason, NULL);
+                if (r < 0 && r != -EEXIST)
+                        return log_error_errno(r, "Failed to add %s (for %s): %m", found, e->path);
+                found_any = true;
+        }
+        if (found_any)
+                return 0;
+        _cleanup_free_ char *names = strv_join(d->sonames, ", ");
+        if (!names)
+                return log_oom();
+        if (d->priority != DLOPEN_SUGGESTED)
+                log_warning("%s: feature \"%s\" (%s) will not work in the image, %s is not in %s.",
+                            m->entries[i]->path, d->feature ?: "unnamed", dlopen_priority_to_string(d->priority),
+                            names, streq(m->root, "/") ? "/" : m->root);
+        else
+                log_debug("%s: suggested feature \"%s\" left out, %s is not installed.", m->entries[i]->path,
+                          d->feature ?: "unnamed", names);
+        return 0;
+}
+
+int resolve_libraries(Manifest *m, char * const *search_path, ResolveFlags flags) {
         int r;
 
         /* Entries appended while we go are visited too. */
@@ -126,12 +171,17 @@ int resolve_libraries(Manifest *m, char * const *search_path) {
                                 return r;
                         e = m->entries[i];      /* the array may have moved */
                 }
-                STRV_FOREACH(n, f->dlopen) {
-                        r = add_library(m, e, f, *n, false, search_path);
+                if (!(flags & RESOLVE_DLOPEN))
+                        continue;
+                r = dlopen_legacy_features(path_basename(e->path), &f->dlopen_features, &f->n_dlopen_features);
+                if (r < 0)
+                        return log_oom();
+                for (size_t k = 0; k < f->n_dlopen_features; k++) {
+                        r = add_dlopen_feature(m, i, f, &f->dlopen_features[k], search_path);
                         if (r < 0)
                                 return r;
-                        e = m->entries[i];
                 }
+                e = m->entries[i];
         }
         return 0;
 }

@@ -3,8 +3,12 @@
 
 /* The shared-library closure: every ELF file in the manifest gets its interpreter, its
  * DT_NEEDED libraries (an error when one is missing, naming who needs it) and the libraries of
- * its .note.dlopen notes (skipped when missing), until nothing new appears. */
+ * its .note.dlopen notes (with RESOLVE_DLOPEN; skipped when missing), until nothing new appears. */
 
 #include "manifest.h"
 
-int resolve_libraries(Manifest *m, char * const *search_path);
+typedef enum ResolveFlags {
+        RESOLVE_DLOPEN = 1 << 0,        /* also what .note.dlopen (or, before 256, elf-dlopen.c's list) names */
+} ResolveFlags;
+
+int resolve_libraries(Manifest *m, char * const *search_path, ResolveFlags flags);

@@ -65,7 +65,7 @@ int main(int argc, char *argv[]) {
                 if (r >= 0)
                         r = manifest_add_from_root(m, argv[i], "test", NULL);
                 if (r >= 0)
-                        r = resolve_libraries(m, search_path);
+                        r = resolve_libraries(m, search_path, 0);     /* what ldd sees */
                 if (r < 0) {
                         fprintf(stderr, "%s: %s\n", argv[i], strerror(-r));
                         return EXIT_FAILURE;
