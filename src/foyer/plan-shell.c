@@ -12,6 +12,9 @@
  * the breakpoints and turn emergency.service into the rd.emergency= action whatever the command line
  * says. */
 
+#include <assert.h>
+#include <string.h>
+
 #include "foyer-contract.h"
 #include "log.h"
 #include "plan-shell.h"
@@ -42,6 +45,18 @@ static const char break_shell[] =
         "printf 'foyer: \"systemctl list-jobs\" shows what waits, \"journalctl -b\" the log so far.\\n'\n"
         "printf 'foyer: type \"exit\" (or Ctrl-D) to leave this shell and resume the boot.\\n\\n'\n"
         "PS1=\"${" FOYER_BREAK_VAR ":-rd.break}# \" exec /bin/sh -i\n";
+
+bool plan_shell_excludes(const BuildConfig *c, const char *path) {
+        assert(c);
+        assert(path);
+
+        if (!c->no_shell)
+                return false;
+        for (size_t i = 0; i < ELEMENTSOF(shells); i++)
+                if (streq(path, shells[i]))
+                        return true;
+        return false;
+}
 
 static int add_no_shell(Manifest *m) {
         for (size_t i = 0; i < ELEMENTSOF(shells); i++) {
