@@ -156,7 +156,9 @@ static int write_lv_waits(const char *dest) {
 }
 
 static int run(const char *dest, const char *dest_early, const char *dest_late) {
-        int r = 0;
+        int r;
+
+        assert(dest);
 
         if (!in_initrd()) {
                 log_debug("Not running in the initrd, nothing to do.");
@@ -164,21 +166,20 @@ static int run(const char *dest, const char *dest_early, const char *dest_late) 
         }
 
         r = cmdline_parse(parse_cmdline_item, NULL, CMDLINE_STRIP_RD_PREFIX | CMDLINE_RD_STRICT);
-        if (r < 0) {
+        if (r < 0)
                 log_warning_errno(r, "Failed to parse the kernel command line, ignoring: %m");
-                r = 0;
-        }
 
         if (arg_enabled && strv_isempty(arg_vgs) && strv_isempty(arg_lvs)) {
                 log_debug("No rd.lvm parameters, lvm2 autoactivates every complete volume group.");
-                goto finish;
+                return 0;
         }
 
         r = write_lvmlocal(dest);
-        if (r >= 0 && arg_enabled && !strv_isempty(arg_lvs))
-                r = write_lv_waits(dest);
-finish:
-        return r < 0 ? r : 0;
+        if (r < 0)
+                return r;
+        if (arg_enabled && !strv_isempty(arg_lvs))
+                return write_lv_waits(dest);
+        return 0;
 }
 
 FOYER_DEFINE_MAIN_GENERATOR(run, reset_args);

@@ -489,8 +489,7 @@ int parse_fstab(const char *dest, bool sysroot, bool swap_enabled, bool sysroot_
                 r = handle_entry(fstab, dest, fs, sysroot, swap_enabled, sysroot_check);
                 if (sysroot_check && r > 0)
                         return 1;
-                if (r < 0 && ret >= 0)
-                        ret = r;
+                RET_GATHER(ret, r);
         }
         return ret;
 }

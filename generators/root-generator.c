@@ -334,7 +334,7 @@ static int add_sysroot_usr_mount_or_fallback(const char *dest) {
 }
 
 static int add_volatile_root(const char *dest) {
-        if (!IN_SET_ERRNO((int) arg_volatile_mode, VOLATILE_YES, VOLATILE_OVERLAY))
+        if (!IN_SET(arg_volatile_mode, VOLATILE_YES, VOLATILE_OVERLAY))
                 return 0;
         return generator_add_symlink(dest, "initrd-root-fs.target", "requires",
                                      ROOTLIBEXECDIR "/system/systemd-volatile-root.service");
@@ -353,7 +353,9 @@ static int parse_args(void) {
 }
 
 static int run(const char *dest, const char *dest_early, const char *dest_late) {
-        int r, r2 = 0, r3 = 0;
+        int r;
+
+        assert(dest);
 
         if (!in_initrd()) {
                 log_debug("Not running in the initrd, nothing to do.");
@@ -362,21 +364,16 @@ static int run(const char *dest, const char *dest_early, const char *dest_late) 
 
         r = parse_args();
         if (r < 0)
-                goto finish;
+                return r;
 
-        r = add_sysroot_mount(dest);
-        r2 = add_sysroot_usr_mount_or_fallback(dest);
-        r3 = add_volatile_root(dest);
-        if (r >= 0)
-                r = r2 < 0 ? r2 : r3;
-
+        /* Every step runs; the first failure is the result. */
+        RET_GATHER(r, add_sysroot_mount(dest));
+        RET_GATHER(r, add_sysroot_usr_mount_or_fallback(dest));
+        RET_GATHER(r, add_volatile_root(dest));
         if (arg_fstab_enabled) {
-                r2 = parse_fstab(dest, false, arg_swap_enabled, false);
-                r3 = parse_fstab(dest, true, arg_swap_enabled, false);
-                if (r >= 0)
-                        r = r2 < 0 ? r2 : r3;
+                RET_GATHER(r, parse_fstab(dest, false, arg_swap_enabled, false));
+                RET_GATHER(r, parse_fstab(dest, true, arg_swap_enabled, false));
         }
-finish:
         return r < 0 ? r : 0;
 }
 

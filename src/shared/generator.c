@@ -23,7 +23,7 @@ int generator_main(int argc, char *argv[],
         log_open();
         umask(0022);
 
-        if (!IN_SET_ERRNO(argc, 2, 4)) {
+        if (!IN_SET(argc, 2, 4)) {
                 log_error("This program takes one or three arguments.");
                 log_close();
                 return EXIT_FAILURE;
