@@ -313,9 +313,11 @@ static int add_breakpoints(const char *dir) {
 
                 if (!strv_contains(arg_breaks, b->name))
                         continue;
-                unit = strjoin(FOYER_BREAK_UNIT_PREFIX "@", b->name, ".service");
+                r = unit_name_build(FOYER_BREAK_UNIT_PREFIX "@", b->name, ".service", &unit);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to make the unit name of breakpoint %s: %m", b->name);
                 param = streq(b->name, "switch-root") ? strdup("rd.break") : strjoin("rd.break=", b->name);
-                if (!unit || !param)
+                if (!param)
                         return log_oom();
                 r = unit_file_write_dropinf(dir, unit, 50, "breakpoint",
                                             "# %s: a shell on the console; leaving it resumes the boot.\n"

@@ -9,7 +9,7 @@
  *                       flag (bit 63) is mounted on /sysroot/usr, unless mount.usr= is given;
  * and GPT_AUTO_REPORT_DIR/root_discovered, root_partuuid and usr_discovered record what was found.
  * The partition table is read from the whole disk, which sysfs names together with the partition's
- * number ($FOYER_SYSFS replaces /sys for tests). */
+ * number (below sysfs_dir(): $FOYER_SYSFS replaces /sys for tests). */
 
 #include <blkid.h>
 #include <libmount.h>
@@ -25,6 +25,7 @@
 #include "gpt-auto.h"
 #include "log.h"
 #include "macro.h"
+#include "path-util.h"
 #include "process-util.h"
 #include "strv.h"
 
@@ -51,11 +52,6 @@ static void partitions_free(Partition *p, size_t n) {
                 free(p[i].label);
         }
         free(p);
-}
-
-static const char *sysfs(void) {
-        const char *e = secure_getenv("FOYER_SYSFS");
-        return isempty(e) ? "/sys" : e;
 }
 
 /* The device node of a sysfs block directory: /dev/<name> if it is that device (so that mounts show
@@ -105,7 +101,7 @@ static int disk_of_partition(dev_t devnum, char **ret_disk, unsigned *ret_partno
         char *slash;
         int r;
 
-        if (asprintf(&link, "%s/dev/block/%u:%u", sysfs(), major(devnum), minor(devnum)) < 0)
+        if (asprintf(&link, "%s/dev/block/%u:%u", sysfs_dir(), major(devnum), minor(devnum)) < 0)
                 return -ENOMEM;
         dir = realpath(link, NULL);
         if (!dir)

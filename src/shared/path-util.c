@@ -279,3 +279,9 @@ int chase_below_root(const char *path, const char *root, char **ret) {
         *ret = r;
         return 0;
 }
+
+const char *sysfs_dir(void) {
+        const char *e = secure_getenv("FOYER_SYSFS");
+
+        return isempty(e) ? "/sys" : e;
+}
