@@ -7,4 +7,6 @@
 
 #include "manifest.h"
 
+/* search_path: the directories searched after RPATH/RUNPATH, in order (the loader's default path of
+ * the root). Returns 0, or the first error (logged). */
 int resolve_libraries(Manifest *m, char * const *search_path);
