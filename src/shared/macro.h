@@ -27,6 +27,14 @@
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 #define ALIGN_TO(l, ali) (((l) + (ali) - 1) & ~((__typeof__(l)) (ali) - 1))
 
+/* assert()s that a pointer argument is not NULL and evaluates to it: Foo *f = ASSERT_PTR(userdata); */
+#define ASSERT_PTR(p)                            \
+        ({                                       \
+                __typeof__(p) _p_ = (p);         \
+                assert(_p_);                     \
+                _p_;                             \
+        })
+
 /* Hand over ownership of a pointer or fd held by a _cleanup_ variable. */
 #define TAKE_PTR(p)                              \
         ({                                       \
