@@ -23,6 +23,10 @@ int efi_get_variable(const char *name, void **ret, size_t *ret_size) {
         struct stat st;
         ssize_t n;
 
+        assert(name);
+        assert(ret);
+        assert(ret_size);
+
         if (!p)
                 return -ENOMEM;
         fd = open(p, O_RDONLY | O_NOCTTY | O_CLOEXEC);

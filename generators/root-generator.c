@@ -191,10 +191,19 @@ static bool root_is_network(const char *what) {
 
 /* foyer's rd.timeout=: how long the device job of what may run, unless opts sets its own timeout. */
 static int add_rd_timeout(const char *dest, const char *what, const char *opts) {
-        if (!arg_timeout || !is_device_path(what) ||
-            mount_options_test(opts, "x-systemd.device-timeout\0comment=systemd.device-timeout\0"))
+        _cleanup_free_ char *unit = NULL;
+        int r;
+
+        assert(dest);
+        assert(what);
+
+        if (!arg_timeout || !is_device_path(what) || mount_options_test(opts, DEVICE_TIMEOUT_OPTIONS))
                 return 0;
-        return generator_write_device_timeout(dest, what, 50, "foyer-root-timeout", arg_timeout);
+        r = unit_name_from_path(what, ".device", &unit);
+        if (r < 0)
+                return log_error_errno(r, "Failed to make unit name from path \"%s\": %m", what);
+        return generator_write_timeout_dropin(dest, unit, 50, "foyer-root-timeout", NULL,
+                                              "JobRunningTimeoutSec", arg_timeout);
 }
 
 static int add_sysroot_mount(const char *dest) {

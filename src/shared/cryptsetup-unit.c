@@ -27,6 +27,10 @@ int cryptsetup_write_service_section(FILE *f, const char *name, const char *what
                             *k = key_file ? specifier_escape(key_file) : NULL,
                             *o = options ? specifier_escape(options) : NULL;
 
+        assert(f);
+        assert(name);
+        assert(what);
+
         if (!n || !w || (key_file && !k) || (options && !o))
                 return -ENOMEM;
         /* Outside values: none may end its quoted argument with a backslash or add a line. */
