@@ -20,7 +20,8 @@ static bool arg_enabled = true;
 static bool arg_root_enabled = true;
 static int arg_root_rw = -1;
 
-/* Sets the arg_* state back to its defaults (run by generator_main()). */
+/* The one place that sets the arg_* state back to its defaults (nothing here is allocated); run by
+ * generator_main() after run(). */
 static void reset_args(void) {
         arg_enabled = arg_root_enabled = true;
         arg_root_rw = -1;

@@ -33,8 +33,8 @@ static int arg_root_rw = -1;
 static bool arg_fstab_enabled = true, arg_swap_enabled = true;
 static VolatileMode arg_volatile_mode = VOLATILE_NO;
 
-/* The one place that frees the arg_* state and sets it back to its defaults (run by generator_main()
- * and by the sysroot check). */
+/* The one place that frees the arg_* state and sets it back to its defaults: generator_main() calls it
+ * after run(), root_main() after the sysroot check. */
 static void reset_args(void) {
         char **all[] = { &arg_root_what, &arg_root_fstype, &arg_root_options, &arg_root_hash,
                          &arg_usr_what, &arg_usr_fstype, &arg_usr_options, &arg_usr_hash, &arg_timeout };
@@ -418,7 +418,6 @@ static int run_sysroot_check(int argc) {
         if (r < 0)
                 return r;
         r = parse_fstab(FOYER_GENERATOR_NORMAL_DIR, true, arg_swap_enabled, true);
-        reset_args();
         if (r < 0)
                 return r;
         if (r == 0) {
@@ -442,6 +441,7 @@ static int root_main(int argc, char *argv[]) {
         log_parse_environment();
         log_open();
         r = run_sysroot_check(argc);
+        reset_args();   /* where generator_main() calls it too */
         log_close();
         return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }
