@@ -179,6 +179,10 @@ int unit_name_mangle(const char *name, const char *suffix, char **ret) {
         char *s, *t;
         int r;
 
+        assert(name);
+        assert(suffix);
+        assert(ret);
+
         if (isempty(name))
                 return -EINVAL;
         if (unit_name_is_valid(name)) {
@@ -199,8 +203,8 @@ int unit_name_mangle(const char *name, const char *suffix, char **ret) {
                         return r;
         }
 
-        s = t = malloc(strlen(name) * 4 + strlen(suffix) + 1);
-        if (!s)
+        _cleanup_free_ char *escaped = t = malloc(strlen(name) * 4 + 1);
+        if (!escaped)
                 return -ENOMEM;
         for (const char *f = name; *f; f++) {
                 if (*f == '/')
@@ -212,15 +216,8 @@ int unit_name_mangle(const char *name, const char *suffix, char **ret) {
         }
         *t = 0;
         /* Append the suffix unless the name already ends in a unit type. */
-        t = strrchr(s, '.');
-        if (!t || t == s || !unit_type_valid(t + 1))
-                strcat(s, suffix);
-        if (!unit_name_is_valid(s)) {
-                free(s);
-                return -EINVAL;
-        }
-        *ret = s;
-        return 0;
+        t = strrchr(escaped, '.');
+        return unit_name_build(NULL, escaped, !t || t == escaped || !unit_type_valid(t + 1) ? suffix : "", ret);
 }
 
 char *specifier_escape(const char *s) {
