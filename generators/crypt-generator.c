@@ -314,10 +314,12 @@ static int parse_cmdline_item(const char *key, const char *value, void *data) {
         return 0;
 }
 
-/* Result of the walk over all volumes: the first failure, but every volume is still tried. */
-static int record(int *acc, int r) {
-        if (r < 0 && *acc >= 0)
-                *acc = r;
+/* The walk over all volumes gathers the first failure in *acc (RET_GATHER()) and tries every volume
+ * still; only running out of memory ends it. */
+static int gather_volume_result(int *acc, int r) {
+        assert(acc);
+
+        RET_GATHER(*acc, r);
         return r == -ENOMEM ? r : 0;
 }
 
@@ -386,7 +388,7 @@ static int add_crypttab_device(const CrypttabEntry *e, void *data) {
                 });
         if (d)
                 d->create = false;
-        return record(data, r);
+        return gather_volume_result(data, r);
 }
 
 static int add_cmdline_devices(int *acc) {
@@ -414,7 +416,7 @@ static int add_cmdline_devices(int *acc) {
                                 .options = d->options ?: arg_default_options,
                                 .source = "/proc/cmdline",
                         });
-                r = record(acc, r);
+                r = gather_volume_result(acc, r);
                 if (r < 0)
                         return r;
         }
@@ -424,6 +426,8 @@ static int add_cmdline_devices(int *acc) {
 static int run(const char *dest, const char *dest_early, const char *dest_late) {
         int r, acc = 0;
 
+        assert(dest);
+
         if (!in_initrd()) {
                 log_debug("Not running in the initrd, nothing to do.");
                 return 0;
@@ -432,13 +436,11 @@ static int run(const char *dest, const char *dest_early, const char *dest_late) 
         arg_runtime_dir = getenv("RUNTIME_DIRECTORY") ?: "/run/systemd/cryptsetup";
 
         r = cmdline_parse(parse_cmdline_item, NULL, CMDLINE_STRIP_RD_PREFIX);
-        if (r < 0) {
-                log_warning_errno(r, "Failed to parse kernel command line: %m");
-                goto finish;
-        }
+        if (r < 0)
+                return log_warning_errno(r, "Failed to parse kernel command line: %m");
         if (!arg_enabled) {
                 log_debug("Disabled by luks=no, not creating any volume.");
-                goto finish;
+                return 0;
         }
 
         if (arg_read_crypttab) {
@@ -455,9 +457,8 @@ static int run(const char *dest, const char *dest_early, const char *dest_late) 
                 log_debug("Skipping %s, as luks.crypttab=no was given.", arg_crypttab);
         if (r >= 0)
                 r = add_cmdline_devices(&acc);
-        if (r >= 0)
-                r = acc;
-finish:
+        /* Out of memory ended the walk; otherwise the first volume that failed. */
+        RET_GATHER(r, acc);
         return r < 0 ? r : 0;
 }
 

@@ -253,28 +253,31 @@ static bool shells_allowed(void) {
 static int add_masks(const char *dir) {
         int r = 0;
 
+        assert(dir);
+
         for (char *const *u = arg_mask; u && *u; u++) {
                 int q = unit_file_add_mask(dir, *u);
 
                 if (q < 0)
-                        r = log_error_errno(q, "Failed to create mask symlink %s/%s: %m", dir, *u);
+                        RET_GATHER(r, log_error_errno(q, "Failed to create mask symlink %s/%s: %m", dir, *u));
         }
-        return arg_duplicate_mask && r >= 0 ? -EEXIST : r;
+        if (arg_duplicate_mask)
+                RET_GATHER(r, -EEXIST);
+        return r;
 }
 
 static int add_wants(const char *dir) {
         const char *target = arg_default_unit ?: "initrd.target";
         int r = 0;
 
+        assert(dir);
+
         for (char *const *u = arg_wants; u && *u; u++) {
                 _cleanup_free_ char *src = strjoin(ROOTLIBEXECDIR "/system/", *u);
-                int q;
 
                 if (!src)
                         return log_oom();
-                q = generator_add_symlink(dir, target, "wants", src);
-                if (q < 0)
-                        r = q;
+                RET_GATHER(r, generator_add_symlink(dir, target, "wants", src));
         }
         return r;
 }
@@ -310,9 +313,11 @@ static int add_breakpoints(const char *dir) {
 
                 if (!strv_contains(arg_breaks, b->name))
                         continue;
-                unit = strjoin(FOYER_BREAK_UNIT_PREFIX "@", b->name, ".service");
+                r = unit_name_build(FOYER_BREAK_UNIT_PREFIX "@", b->name, ".service", &unit);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to make the unit name of breakpoint %s: %m", b->name);
                 param = streq(b->name, "switch-root") ? strdup("rd.break") : strjoin("rd.break=", b->name);
-                if (!unit || !param)
+                if (!param)
                         return log_oom();
                 r = unit_file_write_dropinf(dir, unit, 50, "breakpoint",
                                             "# %s: a shell on the console; leaving it resumes the boot.\n"
@@ -400,7 +405,9 @@ static void check_no_shell_image(void) {
 }
 
 static int run(const char *dest, const char *dest_early, const char *dest_late) {
-        int r, q;
+        int r;
+
+        assert(dest_early);
 
         if (!in_initrd()) {
                 log_debug("Not running in the initrd, nothing to do.");
@@ -417,10 +424,8 @@ static int run(const char *dest, const char *dest_early, const char *dest_late) 
                         log_info("rd.emergency=%s only applies with rd.shell=0; a failure opens the emergency shell.",
                                  emergency_action_verb[arg_emergency]);
                 if (arg_debug_shell) {
-                        if (strv_extend(&arg_wants, "debug-shell.service") < 0) {
-                                r = log_oom();
-                                goto finish;
-                        }
+                        if (strv_extend(&arg_wants, "debug-shell.service") < 0)
+                                return log_oom();
                         add_debug_shell_dropin(dest_early);
                 }
         } else {
@@ -431,14 +436,10 @@ static int run(const char *dest, const char *dest_early, const char *dest_late) 
                 arg_breaks = strv_free(arg_breaks);
         }
 
+        /* Every step runs; the first failure is the result. */
         r = add_masks(dest_early);
-        q = add_wants(dest_early);
-        if (r >= 0)
-                r = q;
-        q = shells_allowed() ? add_breakpoints(dest_early) : add_no_shell(dest_early);
-        if (r >= 0)
-                r = q;
-finish:
+        RET_GATHER(r, add_wants(dest_early));
+        RET_GATHER(r, shells_allowed() ? add_breakpoints(dest_early) : add_no_shell(dest_early));
         return r < 0 ? r : 0;
 }
 

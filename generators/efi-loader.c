@@ -6,26 +6,26 @@
 
 #include "efi-loader.h"
 #include "macro.h"
+#include "path-util.h"
 #include "strv.h"
 
-static const char *sysfs(void) {
-        const char *e = secure_getenv("FOYER_SYSFS");
-        return isempty(e) ? "/sys" : e;
-}
-
 bool is_efi_boot(void) {
-        _cleanup_free_ char *p = strjoin(sysfs(), "/firmware/efi/");
+        _cleanup_free_ char *p = strjoin(sysfs_dir(), "/firmware/efi/");
 
         return p && access(p, F_OK) >= 0;
 }
 
 int efi_get_variable(const char *name, void **ret, size_t *ret_size) {
-        _cleanup_free_ char *p = strjoin(sysfs(), "/firmware/efi/efivars/", name);
+        _cleanup_free_ char *p = strjoin(sysfs_dir(), "/firmware/efi/efivars/", name);
         _cleanup_free_ uint8_t *buf = NULL;
         _cleanup_close_ int fd = -EBADF;
         uint32_t attr;
         struct stat st;
         ssize_t n;
+
+        assert(name);
+        assert(ret);
+        assert(ret_size);
 
         if (!p)
                 return -ENOMEM;

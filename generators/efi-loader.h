@@ -3,7 +3,7 @@
 
 /* The boot loader interface as the gpt-auto generator needs it: whether this is an EFI boot and which
  * partition the loader (systemd-boot or systemd-stub) came from. Reads efivarfs the way systemd 252
- * does. $FOYER_SYSFS replaces "/sys" so that tests can supply a fake firmware tree. */
+ * does, below sysfs_dir() ($FOYER_SYSFS replaces "/sys", so that tests can supply a fake firmware tree). */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -11,7 +11,7 @@
 #define EFI_LOADER_VENDOR "4a67b082-0a4c-41cf-b6c7-440b29bb8c4f"
 #define EFI_LOADER_DEVICE_PART_UUID "LoaderDevicePartUUID-" EFI_LOADER_VENDOR
 
-/* Whether <sysfs>/firmware/efi/ exists. */
+/* Whether <sysfs_dir()>/firmware/efi/ exists. */
 bool is_efi_boot(void);
 /* Reads the EFI variable file "<name>-<vendor>": returns 0 with its data (after the 4-byte attribute word,
  * followed by three NUL bytes) in *ret and the data size in *ret_size; -ENOENT if it is not set, -ENODATA

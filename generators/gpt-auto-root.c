@@ -7,9 +7,9 @@
  *   grow-fs (bit 59):   systemd-growfs grows the file system if /sysroot is mounted read-write;
  *   /usr:               the first (highest-labelled) /usr partition of the same disk without the no-auto
  *                       flag (bit 63) is mounted on /sysroot/usr, unless mount.usr= is given;
- * and GPT_AUTO_REPORT_DIR/root_discovered, root_partuuid and usr_discovered record what was found.
+ * and the log names the partitions used (by PARTUUID).
  * The partition table is read from the whole disk, which sysfs names together with the partition's
- * number ($FOYER_SYSFS replaces /sys for tests). */
+ * number (below sysfs_dir(): $FOYER_SYSFS replaces /sys for tests). */
 
 #include <blkid.h>
 #include <libmount.h>
@@ -25,6 +25,7 @@
 #include "gpt-auto.h"
 #include "log.h"
 #include "macro.h"
+#include "path-util.h"
 #include "process-util.h"
 #include "strv.h"
 
@@ -53,11 +54,6 @@ static void partitions_free(Partition *p, size_t n) {
         free(p);
 }
 
-static const char *sysfs(void) {
-        const char *e = secure_getenv("FOYER_SYSFS");
-        return isempty(e) ? "/sys" : e;
-}
-
 /* The device node of a sysfs block directory: /dev/<name> if it is that device (so that mounts show
  * /dev/vda3), else /dev/block/MAJ:MIN (made by udev). */
 static int sysfs_node(const char *dir, char **ret) {
@@ -65,6 +61,9 @@ static int sysfs_node(const char *dir, char **ret) {
         unsigned maj, min;
         struct stat st;
         int r;
+
+        assert(dir);
+        assert(ret);
 
         if (!devfile)
                 return -ENOMEM;
@@ -91,6 +90,10 @@ static int read_uint_file(const char *dir, const char *name, unsigned *ret) {
         _cleanup_free_ char *p = strjoin(dir, "/", name), *text = NULL;
         int r;
 
+        assert(dir);
+        assert(name);
+        assert(ret);
+
         if (!p)
                 return -ENOMEM;
         r = read_full_file(p, &text, NULL);
@@ -105,7 +108,10 @@ static int disk_of_partition(dev_t devnum, char **ret_disk, unsigned *ret_partno
         char *slash;
         int r;
 
-        if (asprintf(&link, "%s/dev/block/%u:%u", sysfs(), major(devnum), minor(devnum)) < 0)
+        assert(ret_disk);
+        assert(ret_partno);
+
+        if (asprintf(&link, "%s/dev/block/%u:%u", sysfs_dir(), major(devnum), minor(devnum)) < 0)
                 return -ENOMEM;
         dir = realpath(link, NULL);
         if (!dir)
@@ -125,6 +131,9 @@ static int disk_of_partition(dev_t devnum, char **ret_disk, unsigned *ret_partno
 static int partition_node(const char *disk, unsigned partno, char **ret) {
         _cleanup_(closedirp) DIR *d = opendir(disk);
         struct dirent *de;
+
+        assert(disk);
+        assert(ret);
 
         if (!d)
                 return -errno;
@@ -150,6 +159,10 @@ static int read_gpt(const char *node, Partition **ret, size_t *ret_n) {
         blkid_partlist pl;
         blkid_parttable pt;
         int n;
+
+        assert(node);
+        assert(ret);
+        assert(ret_n);
 
         errno = 0;
         pr = blkid_new_probe_from_filename(node);
@@ -196,6 +209,9 @@ static int probe_fstype(const char *node, char **ret) {
         _cleanup_(blkid_free_probep) blkid_probe pr = NULL;
         const char *v = NULL;
 
+        assert(node);
+        assert(ret);
+
         errno = 0;
         pr = blkid_new_probe_from_filename(node);
         if (!pr)
@@ -219,20 +235,6 @@ static int block_dev(const char *path, dev_t *ret) {
         if (!S_ISBLK(st.st_mode))
                 return -ENOTBLK;
         *ret = st.st_rdev;
-        return 0;
-}
-
-static int write_note(const char *name, const char *text) {
-        _cleanup_free_ char *p = strjoin(GPT_AUTO_REPORT_DIR "/", name);
-        int r;
-
-        if (!p)
-                return log_oom();
-        r = mkdir_p(GPT_AUTO_REPORT_DIR, 0755);
-        if (r >= 0)
-                r = write_string_file_atomic(p, text);
-        if (r < 0)
-                return log_warning_errno(r, "Failed to write %s: %m", p);
         return 0;
 }
 
@@ -310,6 +312,9 @@ static int mount_usr(const char *disk, const Partition *table, size_t n, bool rw
         unsigned long flags = 0;
         int r;
 
+        assert(disk);
+        assert(table);
+
         for (size_t i = 0; i < n; i++) {
                 if (!streq_ptr(table[i].type, GPT_USR_X86_64) || (table[i].flags & GPT_FLAG_NO_AUTO))
                         continue;
@@ -338,24 +343,30 @@ static int mount_usr(const char *disk, const Partition *table, size_t n, bool rw
         }
         if (!rw || (usr->flags & GPT_FLAG_READ_ONLY))
                 flags |= MS_RDONLY;
-        log_info("Mounting the discovered /usr partition %s (%s) on /sysroot/usr.", node, fstype);
+        log_info("Mounting the discovered /usr partition %s (PARTUUID=%s, %s) on /sysroot/usr.", node,
+                 strna(usr->uuid), fstype);
         if (mount(node, "/sysroot/usr", fstype, flags, NULL) < 0)
                 return log_error_errno(errno, "Failed to mount %s on /sysroot/usr: %m", node);
-        (void) write_note("usr_discovered", strna(usr->uuid));
         return 0;
 }
 
-#define SET_FLAG(v, flag, b) ((v) = (b) ? ((v) | (flag)) : ((v) & ~(flag)))
+/* What the kernel command line says about the discovered root's /usr and mount mode. */
+typedef struct RootCmdline {
+        bool usr_given; /* the last mount.usr= is not "gpt-auto": the root generator mounts /usr */
+        bool rw;        /* the last of "rw" and "ro" is "rw" */
+} RootCmdline;
 
 static int parse_cmdline_item(const char *key, const char *value, void *data) {
-        int *flags = data;
+        RootCmdline *c = ASSERT_PTR(data);
+
+        assert(key);
 
         if (streq(key, "mount.usr") && value)
-                SET_FLAG(*flags, 1, !streq(value, "gpt-auto")); /* the root generator mounts it */
+                c->usr_given = !streq(value, "gpt-auto");
         else if (streq(key, "rw") && !value)
-                *flags |= 2;
+                c->rw = true;
         else if (streq(key, "ro") && !value)
-                *flags &= ~2;
+                c->rw = false;
         return 0;
 }
 
@@ -385,14 +396,14 @@ static int root_setup(void) {
         size_t n = 0;
         dev_t root_dev = 0, part_dev;
         unsigned partno = 0;
-        int r, k, cmdline = 0;
+        RootCmdline cmdline = {};
+        int r;
 
         r = block_dev(FOYER_GPT_AUTO_ROOT, &root_dev);
         if (r < 0 || !sysroot_is_from(root_dev)) {
                 log_info("/sysroot is not mounted from " FOYER_GPT_AUTO_ROOT ", nothing to do.");
                 return 0;
         }
-        (void) write_note("root_discovered", "gpt-auto");
 
         /* An encrypted root: the GPT entry is that of the LUKS partition. */
         if (block_dev(FOYER_GPT_AUTO_ROOT_LUKS, &part_dev) < 0)
@@ -419,15 +430,13 @@ static int root_setup(void) {
                 partitions_free(table, n);
                 return 0;
         }
-        if (root->uuid)
-                (void) write_note("root_partuuid", root->uuid);
+        log_info("/sysroot is mounted from the discovered root partition %u of %s (PARTUUID=%s).", partno,
+                 disk_node, strna(root->uuid));
 
+        /* Both steps run; the first failure is the result. */
         r = apply_root_flags(root);
-        if (!(cmdline & 1)) {
-                k = mount_usr(disk, table, n, cmdline & 2);
-                if (r >= 0)
-                        r = k;
-        }
+        if (!cmdline.usr_given)
+                RET_GATHER(r, mount_usr(disk, table, n, cmdline.rw));
         partitions_free(table, n);
         return r;
 }

@@ -16,11 +16,8 @@
 #define GPT_FLAG_READ_ONLY (1ULL << 60)
 #define GPT_FLAG_GROWFS (1ULL << 59)
 
-/* Where the note for the boot report goes (one file per fact, see test/vm/mkroot.sh). */
-#define GPT_AUTO_REPORT_DIR "/run/foyer/report"
-
 /* main() for "foyer-gpt-auto-generator --root-discovered": if /sysroot is mounted from /dev/gpt-auto-root,
- * honours the partition's read-only and grow-fs flags, mounts a /usr partition of the same disk on
- * /sysroot/usr (unless mount.usr= is given) and writes GPT_AUTO_REPORT_DIR/root_discovered. Returns an
+ * honours the partition's read-only and grow-fs flags and mounts a /usr partition of the same disk on
+ * /sysroot/usr (unless mount.usr= is given), logging the PARTUUIDs of the partitions used. Returns an
  * exit status. */
 int gpt_auto_root_setup(int argc, char *argv[]);

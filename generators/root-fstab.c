@@ -102,20 +102,16 @@ static int write_requires_mounts_for(FILE *f, const char *opts) {
 }
 
 static int write_mount_timeout(FILE *f, const char *where, const char *opts) {
-        _cleanup_free_ char *timeout = NULL;
         char buf[FORMAT_TIMESPAN_MAX];
         usec_t u;
         int r;
 
-        r = mount_options_filter(opts, "x-systemd.mount-timeout\0", &timeout, NULL, NULL);
-        if (r < 0)
-                return log_oom();
-        if (r == 0)
-                return 0;
-        if (!timeout || parse_sec_fix_0(timeout, &u) < 0) {
-                log_warning("Failed to parse timeout for %s, ignoring: %s", where, strna(timeout));
-                return 0;
-        }
+        assert(f);
+        assert(where);
+
+        r = generator_parse_timeout_option(opts, "x-systemd.mount-timeout\0", where, NULL, &u, NULL);
+        if (r <= 0)
+                return r;
         fprintf(f, "TimeoutSec=%s\n", format_timespan(buf, sizeof(buf), u));
         return 0;
 }
@@ -166,6 +162,11 @@ static int add_automount(const char *source, const char *dest, const char *where
         usec_t usec;
         int r;
 
+        assert(source);
+        assert(dest);
+        assert(where);
+        assert(target_unit);
+
         r = generator_open_unit_for_path(dest, source, where, ".automount", &name, &u);
         if (r < 0)
                 return r;
@@ -199,6 +200,12 @@ int add_mount(const char *source, const char *dest, const char *what, const char
         _cleanup_unit_file_ UnitFile *u = NULL;
         FILE *f;
         int r;
+
+        assert(source);
+        assert(dest);
+        assert(what);
+        assert(where);
+        assert(target_unit);
 
         if (streq_ptr(fstype, "autofs"))
                 return 0;
@@ -314,6 +321,10 @@ static int add_swap(const char *source, const char *dest, const char *what, cons
         FILE *f;
         int r;
 
+        assert(source);
+        assert(dest);
+        assert(what);
+
         if (!swap_enabled) {
                 log_info("Swap unit generation disabled on kernel command line, ignoring fstab swap entry for %s.", what);
                 return 0;
@@ -385,6 +396,10 @@ static int handle_entry(const char *fstab, const char *dest, struct libmnt_fs *f
         const char *fstype = mnt_fs_get_fstype(fs), *opts = mnt_fs_get_options(fs) ?: "";
         MountFlags flags = 0;
         int r;
+
+        assert(fstab);
+        assert(dest);
+        assert(fs);
 
         if (!source || !target)
                 return 0;
@@ -461,6 +476,8 @@ int parse_fstab(const char *dest, bool sysroot, bool swap_enabled, bool sysroot_
         struct libmnt_fs *fs;
         int r, ret = 0;
 
+        assert(dest);
+
         fstab = sysroot ? (getenv("SYSTEMD_SYSROOT_FSTAB") ?: "/sysroot/etc/fstab") :
                           (secure_getenv("SYSTEMD_FSTAB") ?: "/etc/fstab");
         log_debug("Parsing %s...", fstab);
@@ -489,8 +506,7 @@ int parse_fstab(const char *dest, bool sysroot, bool swap_enabled, bool sysroot_
                 r = handle_entry(fstab, dest, fs, sysroot, swap_enabled, sysroot_check);
                 if (sysroot_check && r > 0)
                         return 1;
-                if (r < 0 && ret >= 0)
-                        ret = r;
+                RET_GATHER(ret, r);
         }
         return ret;
 }

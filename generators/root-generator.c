@@ -33,8 +33,8 @@ static int arg_root_rw = -1;
 static bool arg_fstab_enabled = true, arg_swap_enabled = true;
 static VolatileMode arg_volatile_mode = VOLATILE_NO;
 
-/* The one place that frees the arg_* state and sets it back to its defaults (run by generator_main()
- * and by the sysroot check). */
+/* The one place that frees the arg_* state and sets it back to its defaults: generator_main() calls it
+ * after run(), root_main() after the sysroot check. */
 static void reset_args(void) {
         char **all[] = { &arg_root_what, &arg_root_fstype, &arg_root_options, &arg_root_hash,
                          &arg_usr_what, &arg_usr_fstype, &arg_usr_options, &arg_usr_hash, &arg_timeout };
@@ -191,10 +191,19 @@ static bool root_is_network(const char *what) {
 
 /* foyer's rd.timeout=: how long the device job of what may run, unless opts sets its own timeout. */
 static int add_rd_timeout(const char *dest, const char *what, const char *opts) {
-        if (!arg_timeout || !is_device_path(what) ||
-            mount_options_test(opts, "x-systemd.device-timeout\0comment=systemd.device-timeout\0"))
+        _cleanup_free_ char *unit = NULL;
+        int r;
+
+        assert(dest);
+        assert(what);
+
+        if (!arg_timeout || !is_device_path(what) || mount_options_test(opts, DEVICE_TIMEOUT_OPTIONS))
                 return 0;
-        return generator_write_device_timeout(dest, what, 50, "foyer-root-timeout", arg_timeout);
+        r = unit_name_from_path(what, ".device", &unit);
+        if (r < 0)
+                return log_error_errno(r, "Failed to make unit name from path \"%s\": %m", what);
+        return generator_write_timeout_dropin(dest, unit, 50, "foyer-root-timeout", NULL,
+                                              "JobRunningTimeoutSec", arg_timeout);
 }
 
 static int add_sysroot_mount(const char *dest) {
@@ -334,7 +343,7 @@ static int add_sysroot_usr_mount_or_fallback(const char *dest) {
 }
 
 static int add_volatile_root(const char *dest) {
-        if (!IN_SET_ERRNO((int) arg_volatile_mode, VOLATILE_YES, VOLATILE_OVERLAY))
+        if (!IN_SET(arg_volatile_mode, VOLATILE_YES, VOLATILE_OVERLAY))
                 return 0;
         return generator_add_symlink(dest, "initrd-root-fs.target", "requires",
                                      ROOTLIBEXECDIR "/system/systemd-volatile-root.service");
@@ -353,7 +362,9 @@ static int parse_args(void) {
 }
 
 static int run(const char *dest, const char *dest_early, const char *dest_late) {
-        int r, r2 = 0, r3 = 0;
+        int r;
+
+        assert(dest);
 
         if (!in_initrd()) {
                 log_debug("Not running in the initrd, nothing to do.");
@@ -362,21 +373,16 @@ static int run(const char *dest, const char *dest_early, const char *dest_late) 
 
         r = parse_args();
         if (r < 0)
-                goto finish;
+                return r;
 
-        r = add_sysroot_mount(dest);
-        r2 = add_sysroot_usr_mount_or_fallback(dest);
-        r3 = add_volatile_root(dest);
-        if (r >= 0)
-                r = r2 < 0 ? r2 : r3;
-
+        /* Every step runs; the first failure is the result. */
+        RET_GATHER(r, add_sysroot_mount(dest));
+        RET_GATHER(r, add_sysroot_usr_mount_or_fallback(dest));
+        RET_GATHER(r, add_volatile_root(dest));
         if (arg_fstab_enabled) {
-                r2 = parse_fstab(dest, false, arg_swap_enabled, false);
-                r3 = parse_fstab(dest, true, arg_swap_enabled, false);
-                if (r >= 0)
-                        r = r2 < 0 ? r2 : r3;
+                RET_GATHER(r, parse_fstab(dest, false, arg_swap_enabled, false));
+                RET_GATHER(r, parse_fstab(dest, true, arg_swap_enabled, false));
         }
-finish:
         return r < 0 ? r : 0;
 }
 
@@ -412,7 +418,6 @@ static int run_sysroot_check(int argc) {
         if (r < 0)
                 return r;
         r = parse_fstab(FOYER_GENERATOR_NORMAL_DIR, true, arg_swap_enabled, true);
-        reset_args();
         if (r < 0)
                 return r;
         if (r == 0) {
@@ -436,6 +441,7 @@ static int root_main(int argc, char *argv[]) {
         log_parse_environment();
         log_open();
         r = run_sysroot_check(argc);
+        reset_args();   /* where generator_main() calls it too */
         log_close();
         return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }

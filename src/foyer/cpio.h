@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* foyer's newc ("070701") writer and reader. The writer is deterministic: the caller feeds
- * entries in sorted order, owners are 0, the mtime is fixed and inode numbers are handed out
- * sequentially. */
+/* foyer's newc ("070701") writer and reader. The writer is deterministic: cpio_write_manifest()
+ * writes the entries in byte order of their paths, owners are 0, the mtime is the one given to
+ * cpio_writer_init() and inode numbers are handed out sequentially from 1. */
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -24,18 +24,21 @@ int cpio_write_char_device(CpioWriter *w, const char *name, uint32_t mode, unsig
 int cpio_write_symlink(CpioWriter *w, const char *name, const char *target);
 /* Writes a regular file. ino 0 allocates a fresh inode; hard links pass the inode of the first
  * name and nlink > 1, with the data (fd or buffer) on the last name only, as the kernel's
- * gen_init_cpio does. fd < 0 means data/size holds the content. */
+ * gen_init_cpio does. fd < 0 means data/size holds the content; otherwise size bytes are read
+ * from fd, and -EPIPE is returned if it has fewer (the size is already in the header). */
 int cpio_write_file(CpioWriter *w, const char *name, uint32_t mode, uint32_t ino, uint32_t nlink,
                     int fd, const void *data, uint64_t size);
 /* Allocates an inode number (for the first name of a hard-link group). */
 uint32_t cpio_next_ino(CpioWriter *w);
+/* Writes the "TRAILER!!!" entry and pads the archive to a multiple of 512 bytes. */
 int cpio_write_trailer(CpioWriter *w);
 
 /* Writes the whole manifest, sorted, and the trailer. */
 int cpio_write_manifest(CpioWriter *w, Manifest *m);
 
-/* The reader bounds what it keeps: a name or a symlink target longer than this is refused as
- * malformed (the kernel refuses names over PATH_MAX too); file data is skipped, never kept. */
+/* The reader bounds what it keeps: a name or a symlink target that does not fit in this many bytes
+ * with its terminating NUL is refused as malformed (the kernel refuses names over PATH_MAX too);
+ * file data is skipped, never kept. */
 #define CPIO_PATH_MAX 4096U
 
 typedef struct CpioEntry {
@@ -86,14 +89,16 @@ void cpio_reader_init(CpioReader *r, bool multi, int (*f)(const CpioEntry *e, vo
  * input came in), with e->name set; f follows once the data is complete. Nothing is kept. */
 void cpio_reader_set_data_callback(CpioReader *r,
                                    int (*data_f)(const CpioEntry *e, const uint8_t *chunk, size_t n, void *userdata));
-/* Consumes input. Returns the number of bytes taken (less than size only once the single archive
- * is complete), -EBADMSG when the input is not newc or an entry is out of bounds, or f's error. */
+/* Consumes input. Returns 0 and the number of bytes taken in *ret_used (less than size only once the
+ * single archive is complete), -EBADMSG when the input is not newc or an entry is out of bounds, or
+ * f's or data_f's error. */
 int cpio_reader_feed(CpioReader *r, const uint8_t *data, size_t size, size_t *ret_used);
 /* At the end of the input: 0 when no archive is open, -EPIPE when one ends before its trailer. */
 int cpio_reader_finish(const CpioReader *r);
 
-/* Parses one archive held in memory with the reader above. Returns the number of bytes up to and
- * including the trailer's padding to 4 bytes; -EBADMSG when the input is not newc, -EPIPE when
- * it ends before the trailer. */
+/* Parses one archive held in memory with the reader above. Returns 0 and in *ret_consumed the
+ * number of bytes up to and including the trailer's padding to 4 bytes (the padding may be cut off
+ * by the end of the input); -EBADMSG when the input is not newc, -EPIPE when it ends before the
+ * trailer, -ENOMEM, or f's error. */
 int cpio_parse(const uint8_t *data, size_t size, int (*f)(const CpioEntry *e, void *userdata),
                void *userdata, size_t *ret_consumed);

@@ -12,6 +12,11 @@ static int add_library(Manifest *m, const Entry *who, const ElfFile *f, const ch
         _cleanup_free_ char *origin = NULL, *found = NULL, *reason = NULL, *search = NULL;
         int r;
 
+        assert(m);
+        assert(who);
+        assert(f);
+        assert(name);
+
         origin = path_dirname(who->path);
         if (!origin)
                 return log_oom();
@@ -144,10 +149,13 @@ static int add_dlopen_feature(Manifest *m, size_t i, const ElfFile *f, const Dlo
 int resolve_libraries(Manifest *m, char * const *search_path, ResolveFlags flags) {
         int r;
 
-        /* Entries appended while we go are visited too. */
+        assert(m);
+
+        /* Entries appended while we go are visited too. Adding one may move the array of pointers
+         * (realloc), never an Entry itself, so e stays valid across the additions below. */
         for (size_t i = 0; i < m->n_entries; i++) {
                 _cleanup_(elf_file_freep) ElfFile *f = NULL;
-                Entry *e = m->entries[i];
+                const Entry *e = m->entries[i];
 
                 if (e->type != ENTRY_FILE || !(e->mode & 0111 || strstr(e->path, ".so")))
                         continue;
@@ -162,14 +170,12 @@ int resolve_libraries(Manifest *m, char * const *search_path, ResolveFlags flags
                         r = add_interpreter(m, e, f);
                         if (r < 0)
                                 return r;
-                        e = m->entries[i];      /* the array may have moved */
                 }
 
                 STRV_FOREACH(n, f->needed) {
                         r = add_library(m, e, f, *n, true, search_path);
                         if (r < 0)
                                 return r;
-                        e = m->entries[i];      /* the array may have moved */
                 }
                 if (!(flags & RESOLVE_DLOPEN))
                         continue;

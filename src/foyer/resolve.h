@@ -11,4 +11,6 @@ typedef enum ResolveFlags {
         RESOLVE_DLOPEN = 1 << 0,        /* also what .note.dlopen (or, before 256, elf-dlopen.c's list) names */
 } ResolveFlags;
 
+/* search_path: the directories searched after RPATH/RUNPATH, in order (the loader's default path of
+ * the root). Returns 0, or the first error (logged). */
 int resolve_libraries(Manifest *m, char * const *search_path, ResolveFlags flags);

@@ -27,6 +27,10 @@ int cryptsetup_write_service_section(FILE *f, const char *name, const char *what
                             *k = key_file ? specifier_escape(key_file) : NULL,
                             *o = options ? specifier_escape(options) : NULL;
 
+        assert(f);
+        assert(name);
+        assert(what);
+
         if (!n || !w || (key_file && !k) || (options && !o))
                 return -ENOMEM;
         /* Outside values: none may end its quoted argument with a backslash or add a line. */
@@ -48,29 +52,24 @@ int cryptsetup_write_service_section(FILE *f, const char *name, const char *what
         return 0;
 }
 
-static int build(const char *prefix, const char *name, const char *suffix, char **ret) {
+/* prefix + unit_name_escape(name) + suffix: as systemd 252, the name is escaped as a string, not as a
+ * path ("a/b" and ".a" are escaped differently by the two). */
+static int escaped_name_unit(const char *prefix, const char *name, const char *suffix, char **ret) {
         _cleanup_free_ char *e = NULL;
-        char *s;
         int r;
+
+        assert(name);
 
         r = unit_name_escape(name, &e);
         if (r < 0)
                 return r;
-        s = strjoin(prefix, e, suffix);
-        if (!s)
-                return -ENOMEM;
-        if (strlen(s) >= UNIT_NAME_MAX) {
-                free(s);
-                return -ENAMETOOLONG;
-        }
-        *ret = s;
-        return 0;
+        return unit_name_build(prefix, e, suffix, ret);
 }
 
 int cryptsetup_unit_name(const char *name, char **ret) {
-        return build("systemd-cryptsetup@", name, ".service", ret);
+        return escaped_name_unit("systemd-cryptsetup@", name, ".service", ret);
 }
 
 int cryptsetup_mapper_device_unit(const char *name, char **ret) {
-        return build("dev-mapper-", name, ".device", ret);
+        return escaped_name_unit("dev-mapper-", name, ".device", ret);
 }

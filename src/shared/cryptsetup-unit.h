@@ -2,9 +2,10 @@
 #pragma once
 
 /* The two sections every systemd-cryptsetup@.service instance shares, byte-compatible with systemd 252's
- * generator_write_cryptsetup_unit_section() and generator_write_cryptsetup_service_section(). Used by
- * foyer-crypt-generator; the gpt-auto generator may use them too (gptauto: this is the helper to call
- * for the "root" volume, write your own Before=/BindsTo= lines between the two sections). */
+ * generator_write_cryptsetup_unit_section() and generator_write_cryptsetup_service_section(), and the
+ * names of that service and of its mapped device. Used by foyer-crypt-generator (crypt-disk.c) and by
+ * foyer-gpt-auto-generator for the "root" volume; each writes its own dependency lines between the two
+ * sections. */
 
 #include <stdio.h>
 
@@ -18,7 +19,9 @@ void cryptsetup_write_unit_section(FILE *f, const char *source);
  * argument fails unit_value_is_safe(), or -ENOMEM. */
 int cryptsetup_write_service_section(FILE *f, const char *name, const char *what, const char *key_file,
                                      const char *options);
-/* "systemd-cryptsetup@<escaped name>.service" as a new string in *ret; returns 0 or a negative errno. */
+/* "systemd-cryptsetup@<escaped name>.service" as a new string in *ret (unit_name_escape(), not the path
+ * escape); returns 0, -ENAMETOOLONG, -EINVAL or -ENOMEM. */
 int cryptsetup_unit_name(const char *name, char **ret);
-/* "dev-mapper-<escaped name>.device" as a new string in *ret; returns 0 or a negative errno. */
+/* "dev-mapper-<escaped name>.device" as a new string in *ret, escaped the same way; returns 0,
+ * -ENAMETOOLONG, -EINVAL or -ENOMEM. */
 int cryptsetup_mapper_device_unit(const char *name, char **ret);

@@ -10,6 +10,7 @@
 
 #include "log.h"
 #include "macro.h"
+#include "parse-util.h"
 #include "unit-file.h"
 
 /* Set by the main wrapper to the three output directories (all equal when given one). */
@@ -44,8 +45,9 @@ int FOYER_FUZZ_GENERATOR(int argc, char *argv[]);
         }                                                                  \
         FOYER_DEFINE_MAIN(generator_main_wrapper)
 
-/* Opens unit name in dir (see unit_file_open()); source (may be NULL) names the input in messages; a duplicate logs "Failed to create unit file ..., as
- * it already exists. Duplicate entry in '<source>'?". */
+/* Opens unit name in dir (see unit_file_open()); source (may be NULL, then "n/a") names the input in
+ * messages: a duplicate logs "Failed to create unit file ..., as it already exists. Duplicate entry in
+ * '<source>'?". */
 int generator_open_unit_file(const char *dir, const char *source, const char *name, UnitFile **ret);
 /* Opens the unit named after path with suffix (e.g. "/sysroot/home" + ".mount") in dir and returns its
  * name in ret_name as well; logs once on failure. */
@@ -57,21 +59,38 @@ int generator_commit_unit_file(UnitFile *u, const char *source);
 int generator_add_symlink(const char *dir, const char *target, const char *dep_type, const char *src);
 /* Writes "After=blockdev@<escaped what>.target" if what is below /dev/. */
 int generator_write_blockdev_dependency(FILE *f, const char *what);
-/* Writes the fsck dependencies of a mount of what on where as systemd 252 does: nothing in the initrd
- * for / and /usr, nothing if what is not a device or fsck/fsck.<fstype> is not in $PATH; in the initrd
- * systemd-fsck-root.service (for /sysroot) or systemd-fsck-usr.service (for /sysusr/usr) is written
- * into dir; otherwise systemd-fsck@<what>.service. Adds the Requires=/After= lines to f. */
+/* Writes the fsck dependencies of a mount of what on where as systemd 252 does. Nothing in the initrd
+ * for / and /usr, nothing if what is not a device or fsck or fsck.<fstype> is not in $PATH (or is a
+ * link to true or /dev/null). Outside the initrd, / only gets the link
+ * local-fs.target.wants/systemd-fsck-root.service in dir and no lines in f. Otherwise f gets
+ * "Requires=" ("Wants=" for /usr outside the initrd) and "After=" the check: in the initrd
+ * systemd-fsck-root.service (for /sysroot) or systemd-fsck-usr.service (for /sysusr/usr), written
+ * into dir here; else the stock systemd-fsck@<what>.service. */
 int generator_write_fsck_deps(FILE *f, const char *dir, const char *what, const char *where,
                               const char *fstype);
-/* Handles x-systemd.device-timeout= (and comment=systemd.device-timeout=) in opts: returns the options
- * without them in *ret_filtered and writes <what>.device.d/50-device-timeout.conf if what is a device.
+/* The options that set how long a device may take to appear, in the order systemd 252 looks for them. */
+#define DEVICE_TIMEOUT_OPTIONS "comment=systemd.device-timeout\0x-systemd.device-timeout\0"
+
+/* The one parser of timeout options (x-systemd.device-timeout=, x-systemd.mount-timeout=): looks up
+ * the options named in filter (NUL-separated, see mount_options_filter()) in opts. Returns 1 with the
+ * last value as written in *ret_value and parsed by parse_sec_fix_0() in *ret_usec (both may be NULL);
+ * 0 if no such option is there, or if its value does not parse (logged as 252 does: "Failed to parse
+ * timeout for <where>, ignoring: <value>"); -ENOMEM (logged). ret_filtered (may be NULL) receives opts
+ * without those options whenever the return value is not negative. */
+int generator_parse_timeout_option(const char *opts, const char *filter, const char *where,
+                                   char **ret_value, usec_t *ret_usec, char **ret_filtered);
+/* The one writer of timeout drop-ins: <unit>.d/<level>-<name>.conf holding "# Automatically generated
+ * by <program>", header_tail (may be NULL) at the end of that line, an empty line, "[Unit]" and
+ * "<key>=<value>". header_tail is there for systemd 252's own headers, which foyer's output matches
+ * byte for byte: a second comment line naming the fstab options, or the lone trailing space of the
+ * keyfile-timeout= drop-in. Logs failures. */
+int generator_write_timeout_dropin(const char *dir, const char *unit, unsigned level, const char *name,
+                                   const char *header_tail, const char *key, const char *value);
+/* Handles DEVICE_TIMEOUT_OPTIONS in opts: returns the options without them in *ret_filtered (may be
+ * NULL) and writes <what>.device.d/50-device-timeout.conf (JobRunningTimeoutSec=) if what is a device.
  * Returns 1 if such a drop-in was written, 0 if not, or a negative errno. */
 int generator_write_timeouts(const char *dir, const char *what, const char *where, const char *opts,
                              char **ret_filtered);
-/* Writes a drop-in <what>.device.d/<level>-<name>.conf setting JobRunningTimeoutSec=<timeout> (used for
- * foyer's rd.timeout=); what must be a device path. */
-int generator_write_device_timeout(const char *dir, const char *what, unsigned level, const char *name,
-                                   const char *timeout);
 /* Writes initrd-root-device.target.d/50-root-device.conf requiring and ordering after what's device. */
 int generator_write_initrd_root_device_deps(const char *dir, const char *what);
 /* Writes systemd-makefs@<what>.service (format what as type before where's mount) and hooks it into

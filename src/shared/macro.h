@@ -4,6 +4,7 @@
 /* Small helpers every foyer program uses: cleanup attributes, ownership transfer and
  * errno conventions. Modelled on systemd's macro.h, reduced to what foyer needs. */
 
+#include <assert.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -25,6 +26,14 @@
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 #define ALIGN_TO(l, ali) (((l) + (ali) - 1) & ~((__typeof__(l)) (ali) - 1))
+
+/* assert()s that a pointer argument is not NULL and evaluates to it: Foo *f = ASSERT_PTR(userdata); */
+#define ASSERT_PTR(p)                            \
+        ({                                       \
+                __typeof__(p) _p_ = (p);         \
+                assert(_p_);                     \
+                _p_;                             \
+        })
 
 /* Hand over ownership of a pointer or fd held by a _cleanup_ variable. */
 #define TAKE_PTR(p)                              \
@@ -117,13 +126,30 @@ static inline const char *endswith(const char *s, const char *suffix) {
         return sl >= pl && memcmp(s + sl - pl, suffix, pl) == 0 ? s + sl - pl : NULL;
 }
 
-/* True if errno-style value e is one of the listed values. */
-#define IN_SET_ERRNO(e, ...)                                     \
-        ({                                                       \
-                int _e_ = (e), _l_[] = { __VA_ARGS__ };          \
-                bool _f_ = false;                                \
-                for (size_t _i_ = 0; _i_ < ELEMENTSOF(_l_); _i_++) \
-                        if (_l_[_i_] == _e_)                     \
-                                _f_ = true;                      \
-                _f_;                                             \
+/* True if x equals one of the listed values (of x's type): IN_SET(argc, 2, 4),
+ * IN_SET(errno, ENOENT, ENOTDIR), IN_SET(mode, VOLATILE_YES, VOLATILE_OVERLAY). */
+#define IN_SET(x, ...)                                                   \
+        ({                                                               \
+                const __typeof__(x) _x_ = (x);                           \
+                const __typeof__(x) _l_[] = { __VA_ARGS__ };             \
+                bool _found_ = false;                                    \
+                for (size_t _i_ = 0; _i_ < ELEMENTSOF(_l_); _i_++)       \
+                        if (_l_[_i_] == _x_) {                           \
+                                _found_ = true;                          \
+                                break;                                   \
+                        }                                                \
+                _found_;                                                 \
+        })
+/* The old name of IN_SET(), still used by src/foyer/commit.c; new code says IN_SET(). */
+#define IN_SET_ERRNO(e, ...) IN_SET(e, __VA_ARGS__)
+
+/* Gathers the first error of several steps that all run: after "r = 0; RET_GATHER(r, a());
+ * RET_GATHER(r, b());" r is a()'s error, else b()'s, else 0. Evaluates to err, so that a caller can
+ * still act on the step's own result. As systemd's RET_GATHER(). */
+#define RET_GATHER(ret, err)                                             \
+        ({                                                               \
+                int *_ret_ = &(ret), _err_ = (err);                      \
+                if (*_ret_ >= 0 && _err_ < 0)                            \
+                        *_ret_ = _err_;                                  \
+                _err_;                                                   \
         })

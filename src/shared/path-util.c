@@ -248,7 +248,7 @@ int chase_below_root(const char *path, const char *root, char **ret) {
                         return -ENOMEM;
                 k = readlink(full, target, sizeof(target) - 1);
                 if (k < 0) {
-                        if (!IN_SET_ERRNO(errno, ENOENT, EINVAL, ENOTDIR))
+                        if (!IN_SET(errno, ENOENT, EINVAL, ENOTDIR))
                                 return -errno;
                         if (strextend_with_separator(&done, "", "/") < 0 ||
                             strextend_with_separator(&done, "", comp) < 0)
@@ -278,4 +278,10 @@ int chase_below_root(const char *path, const char *root, char **ret) {
                 return -ENOMEM;
         *ret = r;
         return 0;
+}
+
+const char *sysfs_dir(void) {
+        const char *e = secure_getenv("FOYER_SYSFS");
+
+        return isempty(e) ? "/sys" : e;
 }

@@ -32,6 +32,10 @@ char *path_merge_usr(const char *path);
 char *path_dirname(const char *path);
 const char *path_basename(const char *path);
 
+/* Where sysfs is mounted: "/sys", or $FOYER_SYSFS if set and not empty (tests point it at a fake tree;
+ * ignored in a setuid context, see secure_getenv(3)). */
+const char *sysfs_dir(void);
+
 /* Creates path and its missing parents with the given mode; an existing directory is fine. */
 int mkdir_p(const char *path, mode_t mode);
 /* Creates the missing parent directories of path. */

@@ -129,51 +129,59 @@ bool unit_name_is_valid(const char *n) {
         return at != n;
 }
 
-int unit_name_from_path(const char *path, const char *suffix, char **ret) {
-        _cleanup_free_ char *p = NULL;
-        char *s;
-        int r;
+int unit_name_build(const char *prefix, const char *escaped, const char *suffix, char **ret) {
+        _cleanup_free_ char *s = NULL;
 
-        r = unit_name_path_escape(path, &p);
-        if (r < 0)
-                return r;
-        s = strjoin(p, suffix);
+        assert(escaped);
+        assert(suffix);
+        assert(ret);
+
+        s = strjoin(strempty(prefix), escaped, suffix);
         if (!s)
                 return -ENOMEM;
-        if (strlen(s) >= UNIT_NAME_MAX) {
-                free(s);
+        if (strlen(s) >= UNIT_NAME_MAX)
                 return -ENAMETOOLONG;
-        }
-        if (!unit_name_is_valid(s)) {
-                free(s);
+        if (!unit_name_is_valid(s))
                 return -EINVAL;
-        }
-        *ret = s;
+        *ret = TAKE_PTR(s);
         return 0;
 }
 
-int unit_name_from_path_instance(const char *prefix, const char *path, const char *suffix, char **ret) {
+int unit_name_from_path(const char *path, const char *suffix, char **ret) {
         _cleanup_free_ char *p = NULL;
-        char *s;
         int r;
+
+        assert(path);
 
         r = unit_name_path_escape(path, &p);
         if (r < 0)
                 return r;
-        s = strjoin(prefix, "@", p, suffix);
-        if (!s)
+        return unit_name_build(NULL, p, suffix, ret);
+}
+
+int unit_name_from_path_instance(const char *prefix, const char *path, const char *suffix, char **ret) {
+        _cleanup_free_ char *p = NULL, *template = NULL;
+        int r;
+
+        assert(prefix);
+        assert(path);
+
+        r = unit_name_path_escape(path, &p);
+        if (r < 0)
+                return r;
+        template = strjoin(prefix, "@");
+        if (!template)
                 return -ENOMEM;
-        if (!unit_name_is_valid(s)) {
-                free(s);
-                return -EINVAL;
-        }
-        *ret = s;
-        return 0;
+        return unit_name_build(template, p, suffix, ret);
 }
 
 int unit_name_mangle(const char *name, const char *suffix, char **ret) {
         char *s, *t;
         int r;
+
+        assert(name);
+        assert(suffix);
+        assert(ret);
 
         if (isempty(name))
                 return -EINVAL;
@@ -195,8 +203,8 @@ int unit_name_mangle(const char *name, const char *suffix, char **ret) {
                         return r;
         }
 
-        s = t = malloc(strlen(name) * 4 + strlen(suffix) + 1);
-        if (!s)
+        _cleanup_free_ char *escaped = t = malloc(strlen(name) * 4 + 1);
+        if (!escaped)
                 return -ENOMEM;
         for (const char *f = name; *f; f++) {
                 if (*f == '/')
@@ -208,15 +216,8 @@ int unit_name_mangle(const char *name, const char *suffix, char **ret) {
         }
         *t = 0;
         /* Append the suffix unless the name already ends in a unit type. */
-        t = strrchr(s, '.');
-        if (!t || t == s || !unit_type_valid(t + 1))
-                strcat(s, suffix);
-        if (!unit_name_is_valid(s)) {
-                free(s);
-                return -EINVAL;
-        }
-        *ret = s;
-        return 0;
+        t = strrchr(escaped, '.');
+        return unit_name_build(NULL, escaped, !t || t == escaped || !unit_type_valid(t + 1) ? suffix : "", ret);
 }
 
 char *specifier_escape(const char *s) {

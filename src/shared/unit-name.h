@@ -18,10 +18,13 @@ int unit_name_escape(const char *s, char **ret);
 int unit_name_unescape(const char *s, char **ret);
 /* Escapes a path like "systemd-escape --path": simplified, "/" gives "-", ".." refused (-EINVAL). */
 int unit_name_path_escape(const char *path, char **ret);
-/* unit_name_path_escape() plus suffix (".mount", ".device"); names of 256 bytes or more give
- * -ENAMETOOLONG (systemd would hash them; foyer refuses). */
+/* The one place unit names are put together: prefix (may be NULL) + escaped + suffix, where escaped is
+ * the output of one of the escapes above. Names of UNIT_NAME_MAX bytes or more give -ENAMETOOLONG
+ * (systemd would hash them; foyer refuses), other invalid names -EINVAL. */
+int unit_name_build(const char *prefix, const char *escaped, const char *suffix, char **ret);
+/* unit_name_path_escape() plus suffix (".mount", ".device"), through unit_name_build(). */
 int unit_name_from_path(const char *path, const char *suffix, char **ret);
-/* "prefix@<escaped path>suffix", e.g. systemd-fsck@dev-sda2.service. */
+/* "prefix@<escaped path>suffix", e.g. systemd-fsck@dev-sda2.service, through unit_name_build(). */
 int unit_name_from_path_instance(const char *prefix, const char *path, const char *suffix, char **ret);
 /* Whether s is a valid plain, instance or template unit name with a known type suffix. */
 bool unit_name_is_valid(const char *s);

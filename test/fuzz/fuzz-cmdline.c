@@ -14,11 +14,6 @@
 
 #define WHITESPACE " \t\n\r"
 
-static void fail(const char *what, const char *s) {
-        fprintf(stderr, "%s: \"%s\"\n", what, s);
-        abort();
-}
-
 /* Without quotes in the input, a word is non-empty and white space in it follows a backslash (an
  * escape, kept verbatim). */
 static bool unquoted_word_ok(const char *w) {
@@ -44,11 +39,11 @@ static int check_item(const char *key, const char *value, void *data) {
         struct walk *w = data;
 
         if (isempty(key) || key[strcspn(key, WHITESPACE)])
-                fail("callback got an empty key or one with white space", w->input);
+                fuzz_fail("callback got an empty key or one with white space", w->input);
         if (value && strlen(key) + strlen(value) + 1 > strlen(w->input))
-                fail("callback got more text than the input has", w->input);
+                fuzz_fail("callback got more text than the input has", w->input);
         if (++w->calls > w->max_calls)
-                fail("walk called back more often than there are words", w->input);
+                fuzz_fail("walk called back more often than there are words", w->input);
         return 0;
 }
 
@@ -82,9 +77,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         bool unquoted;
         int r, q;
 
-        if (size > 16384)
+        if (!fuzz_setup(size, 16384))
                 return 0;
-        log_set_max_level(LOG_CRIT);
         s = fuzz_strndup(data, size);
         if (!s)
                 return 0;
@@ -94,23 +88,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 return 0;
         assert(r == 0 || r == 1);
         if (strv_length(words) > strlen(s) / 2 + 1)
-                fail("more words than the input can hold", s);
+                fuzz_fail("more words than the input can hold", s);
         unquoted = !strpbrk(s, "\"'");
         STRV_FOREACH(w, words) {
                 if (strlen(*w) > strlen(s))
-                        fail("word longer than the input", s);
+                        fuzz_fail("word longer than the input", s);
                 if (unquoted && !unquoted_word_ok(*w))
-                        fail("unquoted white space (or an empty word) in a word", s);
+                        fuzz_fail("unquoted white space (or an empty word) in a word", s);
         }
 
         q = cmdline_find_open_quote(s, &open_word);
         if (q < 0)
                 return 0;
         if (q != r)
-                fail("cmdline_find_open_quote() and cmdline_split() disagree", s);
+                fuzz_fail("cmdline_find_open_quote() and cmdline_split() disagree", s);
         if (q > 0) {
                 if (open_word < s || open_word >= s + strlen(s))
-                        fail("open-quote word outside the input", s);
+                        fuzz_fail("open-quote word outside the input", s);
                 /* Everything before the open-quote word is balanced, and it is the last word. */
                 prefix = strndup(s, open_word - s);
                 if (!prefix)
@@ -119,7 +113,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 if (r < 0)
                         return 0;
                 if (r != 0 || strv_length(prefix_words) + 1 != strv_length(words))
-                        fail("open quote not in the last word", s);
+                        fuzz_fail("open quote not in the last word", s);
         }
 
         check_walk(s, words);

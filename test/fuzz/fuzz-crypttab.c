@@ -10,19 +10,14 @@
 #include "log.h"
 #include "macro.h"
 
-static void fail(const char *what, const char *field) {
-        fprintf(stderr, "%s: \"%s\"\n", what, field ?: "(null)");
-        abort();
-}
-
 static void check_field(const char *f) {
         if (!f)
                 return;
         if (*f == 0)
-                fail("empty field", f);
+                fuzz_fail("empty field", f);
         for (const char *c = f; *c; c++)
                 if (isspace((unsigned char) *c))
-                        fail("white space in a field", f);
+                        fuzz_fail("white space in a field", f);
 }
 
 static int check_entry(const CrypttabEntry *e, void *data) {
@@ -30,10 +25,10 @@ static int check_entry(const CrypttabEntry *e, void *data) {
         _cleanup_free_ char *file = NULL, *device = NULL;
 
         if (e->line <= *last)
-                fail("line numbers out of order", e->name);
+                fuzz_fail("line numbers out of order", e->name);
         *last = e->line;
         if (!e->name != !e->device || (!e->name && (e->keyspec || e->options)))
-                fail("fields after a missing NAME or DEVICE", e->keyspec);
+                fuzz_fail("fields after a missing NAME or DEVICE", e->keyspec);
         check_field(e->name);
         check_field(e->device);
         check_field(e->keyspec);
@@ -42,11 +37,11 @@ static int check_entry(const CrypttabEntry *e, void *data) {
         if (crypttab_split_keyspec(e->keyspec, &file, &device) < 0)
                 return 0; /* out of memory */
         if (!e->keyspec && (file || device))
-                fail("a missing key spec split into something", NULL);
+                fuzz_fail("a missing key spec split into something", NULL);
         if (e->keyspec && (!file || !startswith(e->keyspec, file)))
-                fail("key file is not a prefix of the key spec", e->keyspec);
+                fuzz_fail("key file is not a prefix of the key spec", e->keyspec);
         if (device && device[0] != '/')
-                fail("key device is not an absolute path", device);
+                fuzz_fail("key device is not an absolute path", device);
         return 0;
 }
 
@@ -54,9 +49,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         const char *path;
         unsigned last = 0;
 
-        if (size > 65536)
+        if (!fuzz_setup(size, 65536))
                 return 0;
-        log_set_max_level(LOG_CRIT);
         path = fuzz_file_path(data, size);
         if (!path)
                 return 0;

@@ -13,11 +13,6 @@
 #include "macro.h"
 #include "strv.h"
 
-static void fail(const char *what) {
-        fprintf(stderr, "%s\n", what);
-        abort();
-}
-
 /* Whether s is well-formed UTF-8 without surrogates or code points past U+10FFFF. */
 static bool utf8_valid(const char *s) {
         const unsigned char *p = (const unsigned char *) s;
@@ -85,16 +80,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         size_t var_size;
         int r;
 
-        if (size > 65536)
+        if (!fuzz_setup(size, 65536))
                 return 0;
-        log_set_max_level(LOG_CRIT);
 
         s = efi_utf16le_to_utf8(data, size);
         if (s) {
                 if (strlen(s) > size * 2)
-                        fail("UTF-8 longer than twice the UTF-16");
+                        fuzz_fail("UTF-8 longer than twice the UTF-16", NULL);
                 if (!utf8_valid(s))
-                        fail("invalid UTF-8 from efi_utf16le_to_utf8()");
+                        fuzz_fail("invalid UTF-8 from efi_utf16le_to_utf8()", NULL);
         }
 
         path = var_path();
@@ -111,17 +105,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
         r = efi_get_variable(EFI_LOADER_DEVICE_PART_UUID, &var, &var_size);
         if (size < 4 ? r != -ENODATA : (r < 0 || var_size != size - 4))
-                fail("efi_get_variable() size handling");
+                fuzz_fail("efi_get_variable() size handling", NULL);
         if (r >= 0 && memcmp(var, data + 4, var_size) != 0)
-                fail("efi_get_variable() changed the data");
+                fuzz_fail("efi_get_variable() changed the data", NULL);
 
         r = efi_loader_get_device_part_uuid(uuid);
         if (r >= 0) {
                 if (strlen(uuid) != 36 || strspn(uuid, "0123456789abcdef-") != 36 || uuid[8] != '-' ||
                     uuid[13] != '-' || uuid[18] != '-' || uuid[23] != '-')
-                        fail("a parsed LoaderDevicePartUUID that is not canonical");
+                        fuzz_fail("a parsed LoaderDevicePartUUID that is not canonical", NULL);
         } else if (r != -EIO && r != -ENODATA && r != -ENOMEM)
-                fail("unexpected error from efi_loader_get_device_part_uuid()");
+                fuzz_fail("unexpected error from efi_loader_get_device_part_uuid()", NULL);
         (void) efi_loader_get_device_part_uuid(NULL);
         return 0;
 }

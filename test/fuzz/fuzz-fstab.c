@@ -17,11 +17,6 @@
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct libmnt_table *, mnt_unref_table);
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct libmnt_iter *, mnt_free_iter);
 
-static void fail(const char *what, const char *opts) {
-        fprintf(stderr, "%s: \"%s\"\n", what, opts);
-        abort();
-}
-
 static int ignore_error(struct libmnt_table *tb, const char *filename, int line) {
         return 1;
 }
@@ -42,20 +37,20 @@ static void check_options(const char *opts) {
                 if (r < 0)
                         return;
                 if ((r > 0) != mount_options_test(opts, lists[i]))
-                        fail("filter and test disagree", opts);
+                        fuzz_fail("filter and test disagree", opts);
                 if (strlen(filtered) > strlen(opts))
-                        fail("filtered options grew", opts);
+                        fuzz_fail("filtered options grew", opts);
                 /* What the filter keeps has none of the names left in it. */
                 r = mount_options_filter(filtered, lists[i], NULL, NULL, &refiltered);
                 if (r < 0)
                         return;
                 if (r != 0 || !streq(filtered, refiltered))
-                        fail("filtering twice differs from filtering once", opts);
+                        fuzz_fail("filtering twice differs from filtering once", opts);
                 if (mount_options_filter(opts, lists[i], NULL, &values, NULL) < 0)
                         return;
                 STRV_FOREACH(v, values)
                         if (strlen(*v) >= strlen(opts))
-                                fail("value longer than the options", opts);
+                                fuzz_fail("value longer than the options", opts);
         }
         (void) mount_options_test_yes_no(opts, "noauto\0auto\0");
         (void) mount_options_test_yes_no(opts, "nofail\0fail\0");
@@ -67,9 +62,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         struct libmnt_fs *fs;
         const char *path;
 
-        if (size > 65536)
+        if (!fuzz_setup(size, 65536))
                 return 0;
-        log_set_max_level(LOG_CRIT);
         path = fuzz_file_path(data, size);
         if (!path)
                 return 0;

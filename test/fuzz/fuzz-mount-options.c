@@ -10,11 +10,6 @@
 #include "mount-options.h"
 #include "strv.h"
 
-static void fail(const char *what, const char *opts) {
-        fprintf(stderr, "%s: \"%s\"\n", what, opts);
-        abort();
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         _cleanup_free_ char *s = NULL, *names = NULL, *value = NULL, *filtered = NULL, *refiltered = NULL,
                             *yes_no = NULL;
@@ -24,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         char *nl;
         int r;
 
-        if (size > 16384)
+        if (!fuzz_setup(size, 16384))
                 return 0;
         s = fuzz_strndup(data, size);
         if (!s)
@@ -48,26 +43,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (r < 0)
                 return 0;
         if ((r > 0) != mount_options_test(opts, names))
-                fail("filter and test disagree", opts);
+                fuzz_fail("filter and test disagree", opts);
         if (r == 0 && (value || !streq(filtered, opts)))
-                fail("no match, yet a value or changed options", opts);
+                fuzz_fail("no match, yet a value or changed options", opts);
         if (strlen(filtered) > strlen(opts) || (value && strlen(value) >= strlen(opts)))
-                fail("output longer than the input", opts);
+                fuzz_fail("output longer than the input", opts);
 
         r = mount_options_filter(filtered, names, NULL, NULL, &refiltered);
         if (r < 0)
                 return 0;
         if (r != 0 || !streq(filtered, refiltered))
-                fail("what the filter kept still matches", opts);
+                fuzz_fail("what the filter kept still matches", opts);
 
         r = mount_options_filter(opts, names, NULL, &values, NULL);
         if (r < 0)
                 return 0;
         if (r == 0 && !strv_isempty(values))
-                fail("values without a match", opts);
+                fuzz_fail("values without a match", opts);
         STRV_FOREACH(v, values)
                 if (strlen(*v) >= strlen(opts))
-                        fail("value longer than the options", opts);
+                        fuzz_fail("value longer than the options", opts);
 
         (void) mount_options_filter(NULL, names, NULL, NULL, NULL);
 
@@ -80,6 +75,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         memcpy(yes_no + name_len + 1, "no-", 3);
         memcpy(yes_no + name_len + 4, name, name_len);
         if (mount_options_test_yes_no(opts, yes_no) && !mount_options_test(opts, names))
-                fail("yes/no found the name where test did not", opts);
+                fuzz_fail("yes/no found the name where test did not", opts);
         return 0;
 }

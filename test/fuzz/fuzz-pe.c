@@ -15,7 +15,6 @@ static const char initrd[] =
         "07070100000000000000000000000000000000000000010000000000000000000000000000000000000000000000000000000B00000000TRAILER!!!\0\0\0\0";
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-        static FILE *null;
         const PeAddSection add[] = {
                 { ".osrel", "ID=fuzz\n", 8 },
                 { ".linux", "kernel", 6 },
@@ -24,14 +23,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         _cleanup_free_ uint8_t *out = NULL;
         const char *why = NULL;
         PeImage stub, pe;
+        FILE *null = fuzz_null_stream();
         size_t n;
-
-        if (!null) {
-                null = fopen("/dev/null", "we");
-                if (!null)
-                        abort();
-                log_set_max_level(LOG_EMERG);
-        }
 
         if (pe_parse(data, size, &stub, &why) < 0)
                 return 0;

@@ -12,7 +12,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                             *from_path = NULL, *instance = NULL, *mangled = NULL, *c = NULL,
                             *spec = NULL, *simplified = NULL;
 
-        if (size > 4096)
+        if (!fuzz_setup(size, 4096))
                 return 0;
         s = fuzz_strndup(data, size);
         if (!s)

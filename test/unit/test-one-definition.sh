@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # One utility layer: each generic helper below is defined exactly once across the code every foyer
 # program is built from (the shared library, the builder's core library, the generators' and
-# foyer-explain's objects). A second copy, even a static one, fails the test; so does finding none
-# of them (nm saw no objects, or the list went stale).
+# foyer-explain's objects). A second copy, even a static one, fails the test; so does a helper that
+# is not defined at all (nm saw no objects, the list went stale, or the helper was renamed).
 set -eu
 
 build="${1:?usage: $0 BUILD_DIR}"
@@ -15,6 +15,9 @@ helpers=(
         rm_rf
         spawn_process wait_process spawn_and_wait
         write_string_file_atomic
+        sysfs_dir
+        unit_name_build
+        generator_parse_timeout_option generator_write_timeout_dropin
 )
 
 inputs=()
@@ -39,6 +42,10 @@ for h in "${helpers[@]}"; do
                 for f in "${inputs[@]}"; do
                         nm -A --defined-only "$f" 2>/dev/null | awk -v h="$h" '$3 == h && $2 ~ /^[TtWw]$/ { print "   " $1 }' >&2
                 done
+                status=1
+        fi
+        if (( n == 0 )); then
+                echo "FAIL: $h is not defined in any of the ${#inputs[@]} inputs" >&2
                 status=1
         fi
         (( n > 0 )) && found=$((found + 1))

@@ -50,6 +50,30 @@ TEST(unit_name_from_path) {
         ASSERT_EQ(unit_name_from_path(longpath, ".mount", &c), -ENAMETOOLONG);
 }
 
+TEST(unit_name_build) {
+        _cleanup_free_ char *a = NULL, *b = NULL, *c = NULL, *d = NULL, *longname = NULL;
+
+        ASSERT_EQ(unit_name_build(NULL, "dev-sda2", ".device", &a), 0);
+        ASSERT_STREQ(a, "dev-sda2.device");
+        ASSERT_EQ(unit_name_build("systemd-fsck@", "dev-sda2", ".service", &b), 0);
+        ASSERT_STREQ(b, "systemd-fsck@dev-sda2.service");
+        /* Not valid names: nothing is returned. */
+        ASSERT_EQ(unit_name_build(NULL, "a b", ".mount", &c), -EINVAL);
+        ASSERT_TRUE(c == NULL);
+        ASSERT_EQ(unit_name_build(NULL, "x", ".bogus", &c), -EINVAL);
+        ASSERT_TRUE(c == NULL);
+        /* UNIT_NAME_MAX bytes with the suffix are too long, one less is fine. */
+        longname = malloc(UNIT_NAME_MAX);
+        ASSERT_TRUE(longname != NULL);
+        memset(longname, 'a', UNIT_NAME_MAX - 1);
+        longname[UNIT_NAME_MAX - 1 - strlen(".mount")] = 0;
+        ASSERT_EQ(unit_name_build(NULL, longname, ".mount", &c), 0);
+        ASSERT_EQ(strlen(c), (size_t) UNIT_NAME_MAX - 1);
+        strcat(longname, "a");
+        ASSERT_EQ(unit_name_build(NULL, longname, ".mount", &d), -ENAMETOOLONG);
+        ASSERT_TRUE(d == NULL);
+}
+
 TEST(unit_name_mangle) {
         const char *cases[][2] = {
                 { "foo.service", "foo.service" },
