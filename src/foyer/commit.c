@@ -150,7 +150,7 @@ int output_file_open(const char *path, OutputFile *ret) {
         }
         o.fd = openat(o.dir_fd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
         if (o.fd < 0) {
-                if (!IN_SET_ERRNO(errno, EOPNOTSUPP, EISDIR, EINVAL)) {
+                if (!IN_SET(errno, EOPNOTSUPP, EISDIR, EINVAL)) {
                         r = log_error_errno(errno, "Cannot write the image into %s: %m", dir);
                         output_file_done(&o);
                         return r;

@@ -140,8 +140,6 @@ static inline const char *endswith(const char *s, const char *suffix) {
                         }                                                \
                 _found_;                                                 \
         })
-/* The old name of IN_SET(), still used by src/foyer/commit.c; new code says IN_SET(). */
-#define IN_SET_ERRNO(e, ...) IN_SET(e, __VA_ARGS__)
 
 /* Gathers the first error of several steps that all run: after "r = 0; RET_GATHER(r, a());
  * RET_GATHER(r, b());" r is a()'s error, else b()'s, else 0. Evaluates to err, so that a caller can
