@@ -146,7 +146,7 @@ static int add_sysroot_mount(const char *dest) {
 }
 
 /* foyer's addition: once /sysroot is mounted, check that it is the discovered partition, apply its GPT
- * flags, mount a discovered /usr and leave the note for the boot report. */
+ * flags and mount a discovered /usr; it logs the partitions it found by PARTUUID. */
 static int add_root_discovered_service(const char *dest) {
         _cleanup_unit_file_ UnitFile *u = NULL;
         int r;

@@ -104,11 +104,15 @@ lvs_active=$(dmsetup info -c --noheadings --separator ' ' -o name,uuid 2>/dev/nu
 # (efivarfs files cannot seek, so tail reads them through a pipe.)
 loader_part=$(cat /sys/firmware/efi/efivars/LoaderDevicePartUUID-4a67b082-0a4c-41cf-b6c7-440b29bb8c4f 2>/dev/null |
               tail -c +5 | tr -d '\0' | tr 'A-Z' 'a-z')
-# Notes the initrd left for this report: each file /run/foyer/report/NAME becomes NAME=contents.
+# What foyer-gpt-auto-generator --root-discovered logged in the initrd (the journal keeps the
+# initrd's part): root_discovered=gpt-auto and root_partuuid= once it confirmed /sysroot as the
+# discovered root partition, usr_discovered= when it mounted a discovered /usr.
 notes=
-for f in /run/foyer/report/*; do
-        [[ -f $f ]] && notes+=" $(basename "$f")=$(tr -s ' \n' '__' < "$f" | sed 's/_$//')"
-done
+gpt_log=$(journalctl -b -o cat 2>/dev/null | grep -E 'discovered (root|/usr) partition' || true)
+root_pu=$(sed -n 's/.*is mounted from the discovered root partition .*(PARTUUID=\([0-9a-f-]*\)).*/\1/p' <<<"$gpt_log" | head -n1)
+usr_pu=$(sed -n 's/.*Mounting the discovered \/usr partition .*(PARTUUID=\([0-9a-f-]*\),.*/\1/p' <<<"$gpt_log" | head -n1)
+[[ -n $root_pu ]] && notes+=" root_discovered=gpt-auto root_partuuid=$root_pu"
+[[ -n $usr_pu ]] && notes+=" usr_discovered=$usr_pu"
 
 failed=$(systemctl list-units --state=failed --no-legend --plain 2>/dev/null | awk '{ print $1 }' | grep -v '^foyer-report' || true)
 nfailed=$(grep -c . <<<"$failed" || true)
