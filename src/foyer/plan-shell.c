@@ -79,13 +79,16 @@ int plan_shell(Manifest *m, const BuildConfig *c) {
         if (c->no_shell)
                 return 0;
 
-        r = plan_add_items(m, shell_binaries, ELEMENTSOF(shell_binaries));
-        if (r < 0)
-                return r;
         r = plan_add_item(m, UNITDIR "/debug-shell.service", NEED_REQUIRED, "rd.systemd.debug_shell");
         if (r < 0)
                 return r;
         return plan_add_text(m, FOYER_BREAK_SHELL_PATH, 0755, break_shell, "rd.break= (foyer-break@.service)");
+}
+
+int plan_shell_binaries(Manifest *m, const BuildConfig *c) {
+        if (c->no_shell)
+                return 0;
+        return plan_add_items(m, shell_binaries, ELEMENTSOF(shell_binaries));
 }
 
 int plan_shell_finish(Manifest *m, const BuildConfig *c) {

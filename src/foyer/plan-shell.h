@@ -3,10 +3,14 @@
 
 #include "plan.h"
 
-/* plan-shell.c: the shells of emergency and rescue (sh, sulogin) and what foyer-debug-generator's
- * shells need (debug-shell.service for rd.systemd.debug_shell, the breakpoint shell for
- * rd.break=); nothing with --no-shell. */
+/* plan-shell.c: what foyer-debug-generator's shells need (debug-shell.service for
+ * rd.systemd.debug_shell, the breakpoint shell for rd.break=); nothing with --no-shell. */
 int plan_shell(Manifest *m, const BuildConfig *c);
+
+/* The shells themselves (sh, sulogin, systemd-sulogin-shell), unless --no-shell. Planned after the
+ * closure check of the units, as the fixed binary list is, so that a tree without one is reported
+ * with the unit that runs it. */
+int plan_shell_binaries(Manifest *m, const BuildConfig *c);
 
 /* Whether path is a shell (or sulogin) that --no-shell leaves out of the image: the units' Exec*=
  * programs (plan-units.c) and the closure check (closure.c) skip it. */

@@ -45,6 +45,7 @@ static const Planner planners[] = {
          * unit that runs it. */
         { "closure-units",      .run = plan_closure_units },
         { "binaries",           .run = plan_binaries },
+        { "shell-binaries",     .run = plan_shell_binaries },
         { "etc",                .run_probe = plan_etc },
         { "user-files",         .run = plan_user_files },
         { "crypt-keys",         .run = plan_crypt_keys },
