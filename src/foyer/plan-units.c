@@ -60,6 +60,41 @@ int plan_pid1(Manifest *m, const BuildConfig *c) {
         return plan_add_item(m, "/usr/lib/systemd/systemd", NEED_REQUIRED, "PID 1");
 }
 
+/* Adds the units name depends on (deps) that the image lacks and the tree has. A hard dependency
+ * always comes in; a soft one (Wants=) only when it is an initrd unit, which keeps the host's
+ * sysinit.target.wants out of the image. What the tree lacks is left to the closure check. */
+static int follow_dependencies(Manifest *m, const char *name, char * const *deps, bool soft, char ***queue) {
+        int r;
+
+        assert(m);
+        assert(name);
+        assert(queue);
+
+        STRV_FOREACH(d, deps) {
+                _cleanup_(unit_info_done) UnitInfo dep = {};
+                _cleanup_free_ char *why = NULL;
+
+                if (strchr(*d, '%') || unit_in_image(m, *d))
+                        continue;
+                r = unit_info_read(m, *d, &dep);
+                if (r < 0)
+                        return r;
+                if (!dep.found)
+                        continue;       /* the closure check names it */
+                if (soft && !dep.initrd_only) {
+                        log_debug("%s wants %s, which is not an initrd unit; left out.", name, *d);
+                        continue;
+                }
+                why = strjoin(soft ? "initrd unit wanted by " : "required by ", name);
+                if (!why)
+                        return log_oom();
+                r = add_unit(m, *d, why, queue);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
 int plan_unit_deps(Manifest *m, const BuildConfig *c) {
         _cleanup_strv_free_ char **queue = NULL, **seen = NULL;
         int r;
@@ -83,44 +118,12 @@ int plan_unit_deps(Manifest *m, const BuildConfig *c) {
                 if (r < 0)
                         return r;
 
-                STRV_FOREACH(d, u.hard) {
-                        _cleanup_(unit_info_done) UnitInfo dep = {};
-                        _cleanup_free_ char *why = NULL;
-
-                        if (strchr(*d, '%') || unit_in_image(m, *d))
-                                continue;
-                        r = unit_info_read(m, *d, &dep);
-                        if (r < 0)
-                                return r;
-                        if (!dep.found)
-                                continue;       /* the closure check names it */
-                        why = strjoin("required by ", name);
-                        if (!why)
-                                return log_oom();
-                        r = add_unit(m, *d, why, &queue);
-                        if (r < 0)
-                                return r;
-                }
-                STRV_FOREACH(d, u.soft) {
-                        _cleanup_(unit_info_done) UnitInfo dep = {};
-                        _cleanup_free_ char *why = NULL;
-
-                        if (strchr(*d, '%') || unit_in_image(m, *d))
-                                continue;
-                        r = unit_info_read(m, *d, &dep);
-                        if (r < 0)
-                                return r;
-                        if (!dep.found || !dep.initrd_only) {
-                                log_debug("%s wants %s, which is not an initrd unit; left out.", name, *d);
-                                continue;
-                        }
-                        why = strjoin("initrd unit wanted by ", name);
-                        if (!why)
-                                return log_oom();
-                        r = add_unit(m, *d, why, &queue);
-                        if (r < 0)
-                                return r;
-                }
+                r = follow_dependencies(m, name, u.hard, false, &queue);
+                if (r < 0)
+                        return r;
+                r = follow_dependencies(m, name, u.soft, true, &queue);
+                if (r < 0)
+                        return r;
         }
         return 0;
 }
