@@ -245,6 +245,8 @@ static void print_tail(void) {
 static void fail(const char *fmt, ...) {
         va_list ap;
         kill_qemu();
+        if (host_pid > 0)       /* a host step's command, when the console failed the run meanwhile */
+                kill(-host_pid, SIGKILL);
         if (log_file)
                 fflush(log_file);
         print_tail();

@@ -7,7 +7,8 @@
 #   - two runs in parallel get different ports, each reaches its own guest, each command line has
 #     -netdev user,id=n0,hostfwd=tcp:127.0.0.1:PORT-:22 -device virtio-net-pci,netdev=n0;
 #   - the port is the same on both boots of a multi-boot scenario;
-#   - a host step that exits non-zero, or outlives its deadline (it is killed), fails the run;
+#   - a host step that exits non-zero, or outlives its deadline (it is killed), fails the run, and
+#     one still running when the console fails the run is killed;
 #   - @PORT@ without a hostfwd line, and a bad hostfwd line, are refused.
 set -euo pipefail
 
@@ -70,6 +71,13 @@ bad "deadline" "the host command of script line 2 did not finish within 1s" 1 \
 (( SECONDS - start < 10 )) || fail "the host step's deadline was not kept"
 if pgrep -f 'sleep 31\.4159' >/dev/null; then
         fail "the host command outlived its deadline"
+fi
+
+bad "console failure meanwhile" "console showed forbidden pattern /HOSTFWD: a connection/" 1 \
+        'hostfwd 22\nfail HOSTFWD: a connection\nexpect 15 ^HOSTFWD: listening\nhost 60 bash -c "exec 3<>/dev/tcp/127.0.0.1/@PORT@; sleep 31.2718"\n'
+sleep 0.2
+if pgrep -f 'sleep 31\.2718' >/dev/null; then
+        fail "the host command outlived the run"
 fi
 
 echo "== syntax"
