@@ -34,6 +34,17 @@
  *                         events that arrived since the last qmp step count, and a match uses the
  *                         event up
  *   qemu-args ARGS...     more QEMU arguments, split at blanks (no quoting), after the others
+ *   hostfwd GUESTPORT     a network card (virtio-net-pci on QEMU's user network) whose GUESTPORT
+ *                         is forwarded from a loopback TCP port of the run's own, the same on every
+ *                         boot (for host steps: @PORT@)
+ *   tpm                   a TPM 2.0 (tpm-crb, QEMU's emulator backend on a swtpm started for each
+ *                         boot, $FOYER_VM_SWTPM overrides the program); its state directory is the
+ *                         run's own, kept across boots and removed at the end
+ *   vga                   a VGA card (-vga std, nothing displayed): a VT with the PS/2 keyboard
+ *                         for QMP's send-key; the console vm-run follows stays ttyS0
+ *   host SEC CMD...       run CMD on the host (sh -c, stdin /dev/null, output to stderr), @PORT@
+ *                         replaced by hostfwd's port (also in $FOYER_VM_PORT); it must exit 0
+ *                         within SEC seconds (the console is followed meanwhile)
  *   drive-if virtio|none  how the disks are attached: virtio (default, vda, vdb, ...) or none:
  *                         -drive ...,if=none,id=driveN (N from 0, in disk order), for a device of
  *                         the scenario's own (qemu-args -device virtio-blk-pci,drive=drive0,...)
@@ -49,13 +60,16 @@
  *                         step, and the lines that shape the machine (append, firmware, qemu-args,
  *                         drive-if, serial2, timeout, fail, secret and the shell runner's) come
  *                         before it: they hold for every boot. timeout is for all boots together.
+ *                         (hostfwd, tpm and vga too.)
  * Lines for the shell runner (disk, needs, image-args, uki, kernel, root) are skipped; any other
  * keyword, and a script without steps, is an error.
  * Text matched by one step is consumed: the next step only looks at what came after it.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <getopt.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <regex.h>
 #include <signal.h>
@@ -83,7 +97,7 @@
 #define TAIL_LINES 60
 
 enum step_kind { STEP_EXPECT, STEP_SEND, STEP_REPORT, STEP_POWEROFF, STEP_SLEEP, STEP_EXPECT2, STEP_SEND2,
-                 STEP_FORBID, STEP_QMP, STEP_QMP_EVENT };
+                 STEP_FORBID, STEP_QMP, STEP_QMP_EVENT, STEP_HOST };
 
 struct step {
         enum step_kind kind;
@@ -106,6 +120,8 @@ static struct {
         const char *firmware;   /* NULL (direct kernel boot), "ovmf" or "ovmf-secboot" */
         bool serial2;   /* a second serial port (ttyS1) for expect2/send2 */
         bool drive_if_none;     /* drive-if none: the disks are -drive if=none,id=driveN */
+        int hostfwd_port;       /* hostfwd GUESTPORT (0: no network) */
+        bool tpm, vga;
         char *extra_args[MAX_EXTRA_ARGS];       /* qemu-args */
         int n_extra_args;
         struct step steps[MAX_STEPS];
@@ -133,6 +149,25 @@ static bool qemu_exited;
 static int qemu_status;
 static double t_start;
 static int boot_no = 1;         /* the boot running now */
+static pid_t host_pid = -1;     /* a host step's command, its own process group */
+
+/* hostfwd: the loopback port QEMU forwards to the guest. It is held (bound, SO_REUSEADDR, never
+ * listening) from the start of the run to its end, because QEMU's user network binds the port
+ * itself and can be handed no socket: while held, the kernel gives it to no other bind(port 0)
+ * (another vm-run's) and to no bind without SO_REUSEADDR, but QEMU's, whose slirp sets
+ * SO_REUSEADDR on its listening sockets, may bind and listen on it. So two runs in parallel never
+ * pick the same port, and between boots the port stays reserved. (Binding, reading the port and
+ * closing would leave a window before QEMU starts, in which another run could pick it.) */
+static struct {
+        int fd, port;
+} net = { .fd = -1 };
+
+/* tpm: swtpm's directory (its state, and its control socket, which QEMU connects to), and the
+ * swtpm of the boot running now. */
+static struct {
+        char dir[256], state[300], sock[300];
+        pid_t pid;
+} tpm = { .pid = -1 };
 
 /* The second serial port, a QEMU pipe chardev (FIFOs PATH.in and PATH.out); its cleaned output
  * is kept apart from the first's, and only expect2 looks at it. */
@@ -210,6 +245,8 @@ static void print_tail(void) {
 static void fail(const char *fmt, ...) {
         va_list ap;
         kill_qemu();
+        if (host_pid > 0)       /* a host step's command, when the console failed the run meanwhile */
+                kill(-host_pid, SIGKILL);
         if (log_file)
                 fflush(log_file);
         print_tail();
@@ -824,6 +861,7 @@ static void add_append(const char *a) {
 static bool is_machine_keyword(const char *s) {
         static const char *const keywords[] = {
                 "append", "firmware", "timeout", "fail", "secret", "serial2", "qemu-args", "drive-if",
+                "hostfwd", "tpm", "vga",
                 "disk", "needs", "image-args", "uki", "kernel", "root",
         };
         for (size_t i = 0; i < sizeof keywords / sizeof keywords[0]; i++)
@@ -908,6 +946,31 @@ static void parse_script(const char *path) {
                                 cfg.extra_args[cfg.n_extra_args++] = strdup(a);
                         }
                         continue;
+                } else if (strcmp(s, "hostfwd") == 0) {
+                        char *end;
+                        long p = strtol(rest, &end, 10);
+                        if (end == rest || *end || p <= 0 || p > 65535)
+                                die("%s:%d: hostfwd needs the guest's TCP port, not '%s'", path, lineno, rest);
+                        if (cfg.hostfwd_port)
+                                die("%s:%d: only one hostfwd line", path, lineno);
+                        cfg.hostfwd_port = (int) p;
+                        continue;
+                } else if (strcmp(s, "tpm") == 0 || strcmp(s, "vga") == 0) {
+                        if (*rest)
+                                die("%s:%d: %s takes no arguments", path, lineno, s);
+                        *(s[0] == 't' ? &cfg.tpm : &cfg.vga) = true;
+                        continue;
+                } else if (strcmp(s, "host") == 0) {
+                        char *end;
+                        st.secs = strtod(rest, &end);
+                        if (end == rest || st.secs <= 0)
+                                die("%s:%d: 'host' needs a number of seconds first", path, lineno);
+                        st.kind = STEP_HOST;
+                        st.arg = strdup(trim(end));
+                        if (!*st.arg)
+                                die("%s:%d: host needs a command", path, lineno);
+                        if (strstr(st.arg, "@PORT@") && !cfg.hostfwd_port)
+                                die("%s:%d: @PORT@ needs a hostfwd line before it", path, lineno);
                 } else if (strcmp(s, "drive-if") == 0) {
                         if (strcmp(rest, "none") != 0 && strcmp(rest, "virtio") != 0)
                                 die("%s:%d: drive-if is virtio or none, not '%s'", path, lineno, rest);
@@ -1078,6 +1141,104 @@ static void make_overlays(void) {
         cfg.overlays = true;
 }
 
+static void reserve_port(void) {
+        struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+        socklen_t len = sizeof sa;
+        int one = 1;
+
+        net.fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (net.fd < 0 || setsockopt(net.fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0 ||
+            bind(net.fd, (struct sockaddr *) &sa, sizeof sa) < 0 || getsockname(net.fd, (struct sockaddr *) &sa, &len) < 0)
+                die("cannot reserve a loopback TCP port: %m");
+        net.port = ntohs(sa.sin_port);
+}
+
+static int remove_one(const char *path, const struct stat *st, int type, struct FTW *ftw) {
+        (void) st;
+        (void) type;
+        (void) ftw;
+        remove(path);
+        return 0;
+}
+
+/* swtpm is stopped with SIGTERM (it then closes its state cleanly); one that does not go within
+ * 5 s, or any on a signal, with SIGKILL. */
+static void stop_swtpm(bool now_kill) {
+        int status;
+        if (tpm.pid <= 0)
+                return;
+        kill(tpm.pid, now_kill ? SIGKILL : SIGTERM);
+        for (double deadline = now() + 5; !now_kill && now() < deadline; usleep(20000))
+                if (waitpid(tpm.pid, &status, WNOHANG) == tpm.pid) {
+                        tpm.pid = -1;
+                        return;
+                }
+        kill(tpm.pid, SIGKILL);
+        waitpid(tpm.pid, &status, 0);
+        tpm.pid = -1;
+}
+
+static void remove_tpm(void) {
+        stop_swtpm(false);
+        if (*tpm.dir)
+                nftw(tpm.dir, remove_one, 8, FTW_DEPTH | FTW_PHYS);
+}
+
+static void make_tpm_dir(void) {
+        const char *tmpdir = getenv("TMPDIR");
+        struct sockaddr_un sa;
+
+        snprintf(tpm.dir, sizeof tpm.dir, "%s/vm-run-tpm-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+        if (!mkdtemp(tpm.dir)) {
+                *tpm.dir = '\0';
+                die("mkdtemp: %m");
+        }
+        atexit(remove_tpm);
+        snprintf(tpm.state, sizeof tpm.state, "%s/state", tpm.dir);
+        snprintf(tpm.sock, sizeof tpm.sock, "%s/swtpm.sock", tpm.dir);
+        if (strlen(tpm.sock) >= sizeof sa.sun_path)
+                die("swtpm's socket path %s is too long for a unix socket (a shorter $TMPDIR)", tpm.sock);
+        if (mkdir(tpm.state, 0700) < 0)
+                die("mkdir %s: %m", tpm.state);
+}
+
+/* Each boot gets a swtpm of its own on the run's state (a power cycle of the TPM), up before QEMU
+ * starts: QEMU's chardev connects at once and does not retry. */
+static void start_swtpm(void) {
+        const char *prog = getenv("FOYER_VM_SWTPM");
+        char state_arg[320], ctrl_arg[340];
+        struct stat st;
+        int status;
+
+        if (!prog || !*prog)
+                prog = "swtpm";
+        snprintf(state_arg, sizeof state_arg, "dir=%s", tpm.state);
+        snprintf(ctrl_arg, sizeof ctrl_arg, "type=unixio,path=%s", tpm.sock);
+        unlink(tpm.sock);       /* the last boot's */
+        tpm.pid = fork();
+        if (tpm.pid < 0)
+                die("fork: %m");
+        if (tpm.pid == 0) {
+                dup2(STDERR_FILENO, STDOUT_FILENO);
+                execlp(prog, prog, "socket", "--tpm2", "--tpmstate", state_arg, "--ctrl", ctrl_arg, (char *) NULL);
+                fprintf(stderr, "vm-run: cannot run %s: %m (package swtpm)\n", prog);
+                _exit(127);
+        }
+        for (double deadline = now() + 10;; usleep(20000)) {
+                /* swtpm binds, then listens at once: the socket's existence is the sign. */
+                if (stat(tpm.sock, &st) == 0 && S_ISSOCK(st.st_mode))
+                        break;
+                if (waitpid(tpm.pid, &status, WNOHANG) == tpm.pid) {
+                        tpm.pid = -1;
+                        die("%s exited (status %d) before its socket %s appeared", prog,
+                            WIFEXITED(status) ? WEXITSTATUS(status) : -1, tpm.sock);
+                }
+                if (now() >= deadline)
+                        die("%s did not make its socket %s within 10s", prog, tpm.sock);
+        }
+        fprintf(stderr, "vm-run: %6.1fs swtpm (pid %d) on %s\n", now() - t_start, (int) tpm.pid, tpm.dir);
+}
+
 static pid_t spawn_qemu(const char *accel, bool probe, const char *initrd, const char *append,
                         const char **drives, int n_drives, int *in, int *out) {
         const char *argv[MAX_ARGS];
@@ -1102,6 +1263,9 @@ static pid_t spawn_qemu(const char *accel, bool probe, const char *initrd, const
         argv[n++] = "-m"; argv[n++] = mem;
         argv[n++] = "-nodefaults"; argv[n++] = "-no-user-config";
         argv[n++] = "-display"; argv[n++] = "none";
+        if (!probe && cfg.vga) {
+                argv[n++] = "-vga"; argv[n++] = "std";
+        }
         argv[n++] = "-serial"; argv[n++] = "stdio";
         char serial2[300];
         if (cfg.serial2 && *con2.path) {
@@ -1147,6 +1311,20 @@ static pid_t spawn_qemu(const char *accel, bool probe, const char *initrd, const
                 snprintf(qmp_arg, sizeof qmp_arg, "unix:%s,server=on,wait=off", qmp.path);
                 argv[n++] = "-qmp";
                 argv[n++] = qmp_arg;
+        }
+        static char netdev_arg[100], chardev_arg[340];
+        if (!probe && net.port) {
+                snprintf(netdev_arg, sizeof netdev_arg, "user,id=n0,hostfwd=tcp:127.0.0.1:%d-:%d", net.port,
+                         cfg.hostfwd_port);
+                argv[n++] = "-netdev"; argv[n++] = netdev_arg;
+                argv[n++] = "-device"; argv[n++] = "virtio-net-pci,netdev=n0";
+        }
+        /* tpm-crb: q35's TPM 2.0 interface (tpm-tis works too; CRB is what TPM 2.0 machines have). */
+        if (!probe && *tpm.sock) {
+                snprintf(chardev_arg, sizeof chardev_arg, "socket,id=chrtpm,path=%s", tpm.sock);
+                argv[n++] = "-chardev"; argv[n++] = chardev_arg;
+                argv[n++] = "-tpmdev"; argv[n++] = "emulator,id=tpm0,chardev=chrtpm";
+                argv[n++] = "-device"; argv[n++] = "tpm-crb,tpmdev=tpm0";
         }
         if (!probe)
                 for (int i = 0; i < cfg.n_extra_args && n < MAX_ARGS - 1; i++)
@@ -1248,6 +1426,10 @@ static const char *probe_accel(void) {
 }
 
 static void on_signal(int sig) {
+        if (host_pid > 0)
+                kill(-host_pid, SIGKILL);
+        stop_swtpm(true);
+        remove_tpm();
         remove_firmware_vars();
         remove_qmp_dir();
         remove_overlays();
@@ -1274,6 +1456,56 @@ static void usage(void) {
                 "usage: vm-run --kernel K --initrd I [--drive IMG]... [--append ARGS] [--log FILE]\n"
                 "              [--timeout SEC] [--accel auto|kvm|tcg] [--smp N] [--mem MB] [--live] SCRIPT\n");
         exit(2);
+}
+
+/* A host step: CMD with @PORT@ replaced, in a process group of its own (killed at the deadline). */
+static void run_host(const char *cmd, double secs, int line) {
+        char *c = xrealloc(NULL, strlen(cmd) * 2 + 16), *o = c, port[16];
+        double deadline = now() + secs, overall = t_start + cfg.timeout;
+        int status;
+
+        snprintf(port, sizeof port, "%d", net.port);
+        for (const char *p = cmd; *p;)
+                if (strncmp(p, "@PORT@", 6) == 0) {
+                        o = stpcpy(o, port);
+                        p += 6;
+                } else
+                        *o++ = *p++;
+        *o = '\0';
+        fprintf(stderr, "vm-run: %6.1fs host: %s\n", now() - t_start, c);
+        host_pid = fork();
+        if (host_pid < 0)
+                die("fork: %m");
+        if (host_pid == 0) {
+                int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+                setpgid(0, 0);
+                if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+                        _exit(127);
+                if (net.port)
+                        setenv("FOYER_VM_PORT", port, 1);
+                execl("/bin/sh", "sh", "-c", c, (char *) NULL);
+                _exit(127);
+        }
+        setpgid(host_pid, host_pid);
+        free(c);
+        while (waitpid(host_pid, &status, WNOHANG) != host_pid) {
+                if (now() >= deadline || now() >= overall) {
+                        kill(-host_pid, SIGKILL);
+                        waitpid(host_pid, &status, 0);
+                        host_pid = -1;
+                        fail("the host command of script line %d did not finish within %.0fs", line,
+                             now() >= overall ? cfg.timeout : secs);
+                }
+                /* The console keeps being read (a guest blocked on a full pipe would stall). */
+                if (!pump(now() + 0.05) && qemu_out < 0)
+                        usleep(50000);
+                check_fail_patterns();
+        }
+        host_pid = -1;
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+                fail("the host command of script line %d %s %d", line,
+                     WIFEXITED(status) ? "exited with status" : "was killed by signal",
+                     WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
 }
 
 static void run_step(const struct step *st) {
@@ -1326,6 +1558,10 @@ static void run_step(const struct step *st) {
                 free(ev);
                 break;
         }
+        case STEP_HOST:
+                run_host(st->arg, st->secs, st->line);
+                fprintf(stderr, "vm-run: %6.1fs host command ok (%.1fs)\n", now() - t_start, now() - t0);
+                break;
         case STEP_POWEROFF: {
                 double deadline = now() + st->secs;
                 while (pump(deadline))
@@ -1520,21 +1756,32 @@ int main(int argc, char **argv) {
                 prepare_firmware();     /* after the KVM probe, which boots the kernel directly */
         if (cfg.n_boots > 1)
                 make_overlays();
+        if (cfg.hostfwd_port) {
+                reserve_port();
+                fprintf(stderr, "vm-run: host port %d forwarded to the guest's port %d\n", net.port, cfg.hostfwd_port);
+        }
+        if (cfg.tpm)
+                make_tpm_dir();
 
         for (boot_no = 1; boot_no <= cfg.n_boots; boot_no++) {
                 if (boot_no > 1)
                         start_next_boot();
                 if (cfg.n_boots > 1)
                         fprintf(stderr, "vm-run: %6.1fs boot %d of %d\n", now() - t_start, boot_no, cfg.n_boots);
+                if (cfg.tpm)
+                        start_swtpm();
                 qemu_pid = spawn_qemu(accel, false, cfg.initrd, cfg.append, cfg.drives, cfg.n_drives, &qemu_in,
                                       &qemu_out);
                 for (int i = 0; i < cfg.n_steps; i++)
                         if (cfg.steps[i].boot == boot_no)
                                 run_step(&cfg.steps[i]);
-                if (boot_no < cfg.n_boots)
+                if (boot_no < cfg.n_boots) {
                         end_boot();
+                        stop_swtpm(false);
+                }
         }
         kill_qemu();
+        stop_swtpm(false);
         /* Also what came after the last step, and anything sent mid-line; forbids that no expect
          * ended hold to the end. */
         check_forbids(text_len, NULL);

@@ -6,11 +6,16 @@
 # FAKE_ARGS_LOG: a file that gets the command line, one line per start.
 # A second serial port (-serial pipe:PATH, vm-run's serial2) gets a shell prompt that runs one command.
 # The monitor (-qmp unix:PATH,server=on,wait=off) is fake-qmp.py, which may write to the console.
+# A forwarded port (-netdev user,...,hostfwd=tcp:127.0.0.1:PORT-:GUESTPORT) is fake-hostfwd.py.
+# A TPM's control socket (-chardev socket,id=chrtpm,path=SOCK) is asked CMD_GET_CAPABILITY once,
+# and the answer shown on the console (TPM: ctrl answered result=R caps=0xC), as QEMU asks at start.
 for a in "$@"; do
         case $a in
         pipe:*) port2=${a#pipe:} ;;
         unix:*,server=on,wait=off) qmp=${a#unix:}; qmp=${qmp%%,*} ;;
         file=*,format=*) [[ -n ${disk:-} ]] || disk=$a ;;
+        user,*hostfwd=tcp:127.0.0.1:*) fwd=${a#*hostfwd=tcp:127.0.0.1:}; host_port=${fwd%%-*}; guest_port=${fwd##*-:} ;;
+        socket,id=chrtpm,path=*) tpm_sock=${a#*path=} ;;
         esac
 done
 if [[ -n ${FAKE_ARGS_LOG:-} ]]; then
@@ -31,6 +36,18 @@ if [[ -n ${port2:-} ]]; then
         } &
 fi
 printf '[    0.000000] Linux version 6.1.0 (fake)\r\n'
+if [[ -n ${host_port:-} ]]; then
+        python3 "$(dirname "$0")/fake-hostfwd.py" "$host_port" "$guest_port"
+fi
+if [[ -n ${tpm_sock:-} ]]; then
+        python3 -c '
+import socket, struct, sys
+c = socket.socket(socket.AF_UNIX)
+c.connect(sys.argv[1])
+c.sendall(struct.pack(">I", 1))
+r, caps = struct.unpack(">II", c.recv(8))
+print(f"TPM: ctrl answered result={r} caps={caps:#x}\r")' "$tpm_sock" || printf 'TPM: no answer\r\n'
+fi
 printf '\033[0;32m  OK  \033[0m] Reached target \033[0;1;39minitrd.target\033[0m.\r\n'
 case ${FAKE_MODE:-pass} in
 panic) printf '[    1.0] Kernel panic - not syncing: Attempted to kill init!\r\n'; sleep 30 ;;
