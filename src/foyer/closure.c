@@ -236,7 +236,6 @@ static int check_rules(Manifest *m, unsigned *n_errors) {
         for (size_t i = 0; i < m->n_entries; i++) {
                 Entry *e = m->entries[i];
                 _cleanup_free_ char *text = NULL;
-                _cleanup_strv_free_ char **lines = NULL;
                 unsigned n = 0;
 
                 if (!startswith(e->path, RULESDIR "/") || !endswith(e->path, ".rules"))
