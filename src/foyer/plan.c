@@ -46,6 +46,7 @@ static const Planner planners[] = {
         { "closure-units",      .run = plan_closure_units },
         { "binaries",           .run = plan_binaries },
         { "etc",                .run_probe = plan_etc },
+        { "systemd-version",    .run = plan_systemd_version },
         { "user-files",         .run = plan_user_files },
         { "crypt-keys",         .run = plan_crypt_keys },
         { "no-shell",           .run = plan_shell_finish },
