@@ -14,6 +14,7 @@
 #include "mount-options.h"
 #include "parse-util.h"
 #include "strv.h"
+#include "systemd-version.h"
 #include "unit-name.h"
 
 /* systemd's path_join() for two parts: one '/' between them unless either side has it; NULL or "" b
@@ -230,7 +231,9 @@ int crypt_write_volume(const char *dest, const char *runtime_dir, const CryptVol
                 fputs("After=remote-fs-pre.target\n", f);
         /* Attached by the initrd: the initrd detaches it again, so umount.target of the host must not. */
         if (!attach_in_initrd)
-                fputs("Conflicts=umount.target\n", f);
+                /* 257 orders before umount.target here; 252 does it after the device's BindsTo=. */
+                fputs(systemd_version() >= 257 ? "Conflicts=umount.target\nBefore=umount.target\n"
+                                               : "Conflicts=umount.target\n", f);
 
         if (v->keydev) {
                 _cleanup_free_ char *mount_unit = NULL, *umount_unit = NULL;
@@ -288,19 +291,27 @@ int crypt_write_volume(const char *dest, const char *runtime_dir, const CryptVol
                 fprintf(f,
                         "BindsTo=%1$s\n"
                         "After=%1$s\n"
-                        "Before=umount.target\n",
-                        node_unit);
+                        "%2$s",
+                        node_unit, systemd_version() >= 257 ? "" : "Before=umount.target\n");
         else {
                 /* An image file: it is attached through a loop device, which needs /dev/loop-control. */
                 _cleanup_free_ char *escaped = specifier_escape(node);
 
                 if (!escaped)
                         return log_oom();
-                fprintf(f,
-                        "RequiresMountsFor=%s\n"
-                        "Requires=systemd-tmpfiles-setup-dev.service\n"
-                        "After=systemd-tmpfiles-setup-dev.service\n",
-                        escaped);
+                if (systemd_version() >= 257)
+                        /* 257 loads the loop module itself rather than waiting for the static nodes. */
+                        fprintf(f,
+                                "RequiresMountsFor=%s\n"
+                                "Wants=modprobe@loop.service\n"
+                                "After=modprobe@loop.service\n",
+                                escaped);
+                else
+                        fprintf(f,
+                                "RequiresMountsFor=%s\n"
+                                "Requires=systemd-tmpfiles-setup-dev.service\n"
+                                "After=systemd-tmpfiles-setup-dev.service\n",
+                                escaped);
         }
 
         /* As 252, a drop-in that cannot be written does not stop the unit (logged by the helper). */
@@ -320,11 +331,12 @@ int crypt_write_volume(const char *dest, const char *runtime_dir, const CryptVol
 
                 if (tmp_fstype && !fstype)
                         return log_oom();
-                fprintf(f, "ExecStartPost=" ROOTLIBEXECDIR "/systemd-makefs '%s' '/dev/mapper/%s'\n",
-                        fstype ?: "ext4", name_escaped);
+                fprintf(f, "ExecStartPost=%s/systemd-makefs '%s' '/dev/mapper/%s'\n",
+                        systemd_libexec_dir(), fstype ?: "ext4", name_escaped);
         }
         if (swap)
-                fprintf(f, "ExecStartPost=" ROOTLIBEXECDIR "/systemd-makefs swap '/dev/mapper/%s'\n", name_escaped);
+                fprintf(f, "ExecStartPost=%s/systemd-makefs swap '/dev/mapper/%s'\n", systemd_libexec_dir(),
+                        name_escaped);
 
         r = generator_commit_unit_file(u, v->source);
         if (r < 0)
@@ -344,6 +356,6 @@ int crypt_write_volume(const char *dest, const char *runtime_dir, const CryptVol
         /* Waiting for a passphrase must not time out the job of the mapped device. */
         if (!noauto && !nofail)
                 (void) generator_write_timeout_dropin(dest, mapper_unit, 40, "device-timeout", NULL,
-                                                      "JobTimeoutSec", "0");
+                                                      "JobTimeoutSec", systemd_timeout_infinity());
         return 0;
 }

@@ -15,6 +15,7 @@
 #include "generator.h"
 #include "parse-util.h"
 #include "strv.h"
+#include "systemd-version.h"
 #include "unit-name.h"
 
 #define DEBUG_TTY "tty9"                        /* the TTY of the stock debug-shell.service */
@@ -273,7 +274,7 @@ static int add_wants(const char *dir) {
         assert(dir);
 
         for (char *const *u = arg_wants; u && *u; u++) {
-                _cleanup_free_ char *src = strjoin(ROOTLIBEXECDIR "/system/", *u);
+                _cleanup_free_ char *src = strjoin(systemd_libexec_dir(), "/system/", *u);
 
                 if (!src)
                         return log_oom();
@@ -335,7 +336,7 @@ static int add_breakpoints(const char *dir) {
                         return log_error_errno(r, "Failed to write the drop-in for %s: %m", unit);
                 /* PID 1 reads only the link's name; the target is the instance, as systemd's own
                  * generators link stock units. */
-                _cleanup_free_ char *src = strjoin(ROOTLIBEXECDIR "/system/", unit);
+                _cleanup_free_ char *src = strjoin(systemd_libexec_dir(), "/system/", unit);
                 if (!src)
                         return log_oom();
                 r = generator_add_symlink(dir, b->wanted_by, "wants", src);

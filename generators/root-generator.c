@@ -17,6 +17,7 @@
 #include "process-util.h"
 #include "root-generator.h"
 #include "strv.h"
+#include "systemd-version.h"
 #include "unit-name.h"
 
 typedef enum VolatileMode {
@@ -343,10 +344,14 @@ static int add_sysroot_usr_mount_or_fallback(const char *dest) {
 }
 
 static int add_volatile_root(const char *dest) {
+        _cleanup_free_ char *unit = NULL;
+
         if (!IN_SET(arg_volatile_mode, VOLATILE_YES, VOLATILE_OVERLAY))
                 return 0;
-        return generator_add_symlink(dest, "initrd-root-fs.target", "requires",
-                                     ROOTLIBEXECDIR "/system/systemd-volatile-root.service");
+        unit = strjoin(systemd_libexec_dir(), "/system/systemd-volatile-root.service");
+        if (!unit)
+                return log_oom();
+        return generator_add_symlink(dest, "initrd-root-fs.target", "requires", unit);
 }
 
 static int parse_args(void) {

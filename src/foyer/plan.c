@@ -47,6 +47,7 @@ static const Planner planners[] = {
         { "binaries",           .run = plan_binaries },
         { "shell-binaries",     .run = plan_shell_binaries },
         { "etc",                .run_probe = plan_etc },
+        { "systemd-version",    .run = plan_systemd_version },
         { "user-files",         .run = plan_user_files },
         { "crypt-keys",         .run = plan_crypt_keys },
         { "no-shell",           .run = plan_shell_finish },

@@ -33,6 +33,8 @@ int plan_config(Manifest *m, const BuildConfig *c);
 int plan_generators(Manifest *m, const BuildConfig *c);
 /* /etc: initrd-release, passwd, group (with the groups the rules in the image name), cmdline.d. */
 int plan_etc(Manifest *m, const BuildConfig *c, const Probe *p);
+/* plan-systemd.c: FOYER_SYSTEMD_VERSION_PATH, the tree's systemd version and paths. */
+int plan_systemd_version(Manifest *m, const BuildConfig *c);
 /* --add-file. */
 int plan_user_files(Manifest *m, const BuildConfig *c);
 

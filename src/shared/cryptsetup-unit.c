@@ -3,6 +3,7 @@
 #include "cryptsetup-unit.h"
 #include "macro.h"
 #include "strv.h"
+#include "systemd-version.h"
 #include "unit-file.h"
 #include "unit-name.h"
 
@@ -13,6 +14,18 @@ void cryptsetup_write_unit_section(FILE *f, const char *source) {
               f);
         if (source)
                 fprintf(f, "SourcePath=%s\n", source);
+        if (systemd_version() >= 257) {
+                /* 257 starts the dependencies with an empty line, orders after the early TPM2 setup and
+                 * writes IgnoreOnIsolate= after them. */
+                fputs("\n"
+                      "DefaultDependencies=no\n"
+                      "After=cryptsetup-pre.target systemd-udevd-kernel.socket systemd-tpm2-setup-early.service\n"
+                      "Before=blockdev@dev-mapper-%i.target\n"
+                      "Wants=blockdev@dev-mapper-%i.target\n"
+                      "IgnoreOnIsolate=true\n",
+                      f);
+                return;
+        }
         fputs("DefaultDependencies=no\n"
               "IgnoreOnIsolate=true\n"
               "After=cryptsetup-pre.target systemd-udevd-kernel.socket\n"
@@ -43,12 +56,16 @@ int cryptsetup_write_service_section(FILE *f, const char *name, const char *what
                 "\n[Service]\n"
                 "Type=oneshot\n"
                 "RemainAfterExit=yes\n"
-                "TimeoutSec=0\n"
+                "TimeoutSec=%s\n"
                 "KeyringMode=shared\n"
                 "OOMScoreAdjust=500\n"
-                "ExecStart=" ROOTLIBEXECDIR "/systemd-cryptsetup attach '%s' '%s' '%s' '%s'\n"
-                "ExecStop=" ROOTLIBEXECDIR "/systemd-cryptsetup detach '%s'\n",
-                n, w, k ?: "", o ?: "", n);
+                "%s"
+                "ExecStart=%s attach '%s' '%s' '%s' '%s'\n"
+                "ExecStop=%s detach '%s'\n",
+                systemd_timeout_infinity(),
+                /* 257 passes the cryptsetup.* credentials (keys, PINs) to the service. */
+                systemd_version() >= 257 ? "ImportCredential=cryptsetup.*\n" : "",
+                systemd_cryptsetup_path(), n, w, k ?: "", o ?: "", systemd_cryptsetup_path(), n);
         return 0;
 }
 

@@ -102,3 +102,12 @@
 #define FOYER_BREAK_VAR "FOYER_BREAK"
 #define FOYER_BREAK_WHERE_VAR "FOYER_BREAK_WHERE"
 #define FOYER_BREAK_NEXT_VAR "FOYER_BREAK_NEXT"
+
+/* --- the image's systemd ------------------------------------------------------------------------- */
+
+/* The image's systemd: "VERSION=257", "LIBEXECDIR=/usr/lib/systemd" (how its units spell its
+ * libexec directory: the ExecStart= of the tree's systemd-fsck@.service) and
+ * "CRYPTSETUP=/usr/bin/systemd-cryptsetup", one per line. Written by the builder from the tree
+ * (plan-systemd.c: the version from the name of libsystemd-shared-NNN.so); read by every generator
+ * (src/shared/systemd-version.c), which writes what that version's own generators write. */
+#define FOYER_SYSTEMD_VERSION_PATH FOYER_IMAGE_LIB_DIR "/systemd-version"

@@ -9,6 +9,7 @@
 #include "mount-options.h"
 #include "parse-util.h"
 #include "strv.h"
+#include "systemd-version.h"
 #include "unit-name.h"
 
 const char *generator_dest, *generator_dest_early, *generator_dest_late;
@@ -173,6 +174,7 @@ static int write_fsck_sysroot_service(const char *unit, const char *dir, const c
                 "[Unit]\n"
                 "Description=File System Check on %1$s\n"
                 "Documentation=man:%2$s(8)\n"
+                "%7$s"
                 "DefaultDependencies=no\n"
                 "BindsTo=%3$s\n"
                 "Conflicts=shutdown.target\n"
@@ -182,9 +184,10 @@ static int write_fsck_sysroot_service(const char *unit, const char *dir, const c
                 "[Service]\n"
                 "Type=oneshot\n"
                 "RemainAfterExit=yes\n"
-                "ExecStart=" ROOTLIBEXECDIR "/systemd-fsck %6$s\n"
-                "TimeoutSec=0\n",
-                escaped, unit, device, strempty(extra_after), isempty(extra_after) ? "" : " ", escaped2);
+                "ExecStart=%8$s/systemd-fsck %6$s\n"
+                "TimeoutSec=%9$s\n",
+                escaped, unit, device, strempty(extra_after), isempty(extra_after) ? "" : " ", escaped2,
+                systemd_writes_dependency_gap() ? "\n" : "", systemd_libexec_dir(), systemd_timeout_infinity());
         return generator_commit_unit_file(u, "/proc/cmdline");
 }
 
@@ -227,7 +230,10 @@ int generator_write_fsck_deps(FILE *f, const char *dir, const char *what, const 
                 if (!lnk)
                         return log_oom();
                 (void) mkdir_parents(lnk, 0755);
-                if (symlink(ROOTLIBEXECDIR "/system/systemd-fsck-root.service", lnk) < 0)
+                _cleanup_free_ char *target = strjoin(systemd_libexec_dir(), "/system/systemd-fsck-root.service");
+                if (!target)
+                        return log_oom();
+                if (symlink(target, lnk) < 0)
                         return log_error_errno(errno, "Failed to create symlink %s: %m", lnk);
                 return 0;
         }
