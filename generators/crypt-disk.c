@@ -109,8 +109,8 @@ static int write_device_mount(const char *dest, const char *runtime_dir, const c
                 "DefaultDependencies=no\n"
                 "After=%s\n\n"
                 "[Service]\n"
-                "ExecStart=-" ROOTBINDIR "/umount %s\n\n",
-                mount_unit, where);
+                "ExecStart=-%s %s\n\n",
+                mount_unit, systemd_umount_path(), where);
         r = generator_commit_unit_file(u, NULL);
         if (r < 0)
                 return r;
@@ -148,7 +148,8 @@ static int write_file_dependencies(FILE *f, const char *dest, const char *path, 
 
                 if (!escaped)
                         return log_oom();
-                fprintf(f, "RequiresMountsFor=%s\n", escaped);
+                fprintf(f, "%s=%s\n", canfail && systemd_wants_mounts_for() ? "WantsMountsFor" : "RequiresMountsFor",
+                        escaped);
                 return 0;
         }
 
@@ -160,9 +161,10 @@ static int write_file_dependencies(FILE *f, const char *dest, const char *path, 
                 fprintf(f, "Requires=%s\n", unit);
                 return 0;
         }
-        /* keyfile-timeout=: wait that long for the key device, then fall back to asking. */
+        /* keyfile-timeout=: wait that long for the key device, then fall back to asking (a nofail volume's
+         * key or header device, from 256 on: wanted, without a timeout of its own). */
         fprintf(f, "Wants=%s\n", unit);
-        return write_keydev_timeout(dest, unit, timeout);
+        return timeout ? write_keydev_timeout(dest, unit, timeout) : 0;
 }
 
 int crypt_write_volume(const char *dest, const char *runtime_dir, const CryptVolume *v) {
@@ -277,12 +279,14 @@ int crypt_write_volume(const char *dest, const char *runtime_dir, const CryptVol
                 fprintf(f, "Before=%s\n", netdev ? "remote-cryptsetup.target" : "cryptsetup.target");
 
         if (key_file && !v->keydev) {
-                r = write_file_dependencies(f, dest, key_file, keyfile_timeout, keyfile_can_timeout > 0);
+                /* From 256 on a nofail volume's key file may be missing too (then it asks for a passphrase). */
+                r = write_file_dependencies(f, dest, key_file, keyfile_timeout,
+                                            keyfile_can_timeout > 0 || (nofail && systemd_wants_mounts_for()));
                 if (r < 0)
                         return r;
         }
         if (detached_header > 0 && !v->headerdev) {
-                r = write_file_dependencies(f, dest, header_path, NULL, false);
+                r = write_file_dependencies(f, dest, header_path, NULL, nofail && systemd_wants_mounts_for());
                 if (r < 0)
                         return r;
         }

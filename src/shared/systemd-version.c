@@ -107,6 +107,10 @@ const char *systemd_cryptsetup_path(void) {
         return profile.cryptsetup;
 }
 
+const char *systemd_umount_path(void) {
+        return systemd_version() >= 255 ? "/usr/bin/umount" : ROOTBINDIR "/umount";
+}
+
 const char *systemd_timeout_infinity(void) {
         return systemd_version() >= 257 ? "infinity" : "0";
 }

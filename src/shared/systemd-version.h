@@ -17,6 +17,22 @@ const char *systemd_libexec_dir(void);
 /* systemd-cryptsetup: LIBEXECDIR/systemd-cryptsetup, or /usr/bin/systemd-cryptsetup from 256 on. */
 const char *systemd_cryptsetup_path(void);
 
+/* umount as the version's units name it: ROOTBINDIR/umount (252: "/bin/umount"), "/usr/bin/umount"
+ * from 255 on (upstream dropped split-usr, so UMOUNT_PATH is always under /usr). */
+const char *systemd_umount_path(void);
+
+/* Whether a key or header file that may fail gets WantsMountsFor= instead of RequiresMountsFor=
+ * and nofail counts as "may fail" (systemd-cryptsetup-generator from 256 on). */
+static inline int systemd_wants_mounts_for(void) {
+        return systemd_version() >= 256;
+}
+
+/* Whether the image's systemd ships systemd-growfs@.service, systemd-growfs-root.service and the
+ * systemd-pcrfs units, which its generators link instead of writing a growfs unit (257; 252 has none). */
+static inline int systemd_ships_growfs_units(void) {
+        return systemd_version() >= 257;
+}
+
 /* The value that means "no timeout" in TimeoutSec= and JobTimeoutSec=: "0" (252), "infinity" (257). */
 const char *systemd_timeout_infinity(void);
 
