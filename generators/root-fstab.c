@@ -14,6 +14,7 @@
 #include "parse-util.h"
 #include "root-generator.h"
 #include "strv.h"
+#include "systemd-version.h"
 #include "unit-name.h"
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct libmnt_table *, mnt_unref_table);
@@ -152,9 +153,10 @@ static void drop_invalid_unit_names(const char *source, const char *where, const
                 *w = NULL;
 }
 
-/* The .automount for where; the target pulls in the automount instead of the mount. */
+/* The .automount for where; the target pulls in the automount instead of the mount (not linked when
+ * target_unit is NULL: the caller links it where x-systemd.wanted-by=/required-by= say). */
 static int add_automount(const char *source, const char *dest, const char *where, const char *opts,
-                         MountFlags flags, const char *target_unit) {
+                         MountFlags flags, const char *target_unit, char **ret_name) {
         _cleanup_free_ char *name = NULL, *timeout = NULL;
         _cleanup_unit_file_ UnitFile *u = NULL;
         char buf[FORMAT_TIMESPAN_MAX];
@@ -165,7 +167,6 @@ static int add_automount(const char *source, const char *dest, const char *where
         assert(source);
         assert(dest);
         assert(where);
-        assert(target_unit);
 
         r = generator_open_unit_for_path(dest, source, where, ".automount", &name, &u);
         if (r < 0)
@@ -189,15 +190,21 @@ static int add_automount(const char *source, const char *dest, const char *where
         r = generator_commit_unit_file(u, source);
         if (r < 0)
                 return r;
-        return generator_add_symlink(dest, target_unit, flags & MOUNT_NOFAIL ? "wants" : "requires", name);
+        if (target_unit)
+                r = generator_add_symlink(dest, target_unit, flags & MOUNT_NOFAIL ? "wants" : "requires", name);
+        if (r >= 0 && ret_name)
+                *ret_name = TAKE_PTR(name);
+        return r;
 }
 
 int add_mount(const char *source, const char *dest, const char *what, const char *where,
               const char *original_where, const char *fstype, const char *opts, int passno,
               MountFlags flags, const char *target_unit, bool sysroot_check) {
         _cleanup_strv_free_ char **wanted_by = NULL, **required_by = NULL;
-        _cleanup_free_ char *name = NULL, *filtered = NULL, *nfs_opts = NULL;
+        _cleanup_free_ char *name = NULL, *filtered = NULL, *nfs_opts = NULL, *mandatory_opts = NULL,
+                            *automount_name = NULL;
         _cleanup_unit_file_ UnitFile *u = NULL;
+        bool v257 = systemd_version() >= 257, linked_by_options;
         FILE *f;
         int r;
 
@@ -222,7 +229,7 @@ int add_mount(const char *source, const char *dest, const char *what, const char
         drop_invalid_unit_names(source, where, "x-systemd.wanted-by", wanted_by);
         drop_invalid_unit_names(source, where, "x-systemd.required-by", required_by);
 
-        if (path_equal(where, "/")) {
+        if (path_equal(where, "/") || (v257 && path_equal(where, "/usr"))) {
                 if (flags & MOUNT_NOAUTO)
                         log_warning("Ignoring \"noauto\" option for root device");
                 if (flags & MOUNT_NOFAIL)
@@ -231,8 +238,17 @@ int add_mount(const char *source, const char *dest, const char *what, const char
                         log_warning("Ignoring \"automount\" option for root device");
                 wanted_by = strv_free(wanted_by);
                 required_by = strv_free(required_by);
+                /* 257 also drops these options from the unit's Options= (and treats /usr as /). */
+                if (v257 && (flags & (MOUNT_NOAUTO | MOUNT_NOFAIL | MOUNT_AUTOMOUNT))) {
+                        if (mount_options_filter(opts, "noauto\0nofail\0x-systemd.automount\0", NULL, NULL,
+                                                 &mandatory_opts) < 0)
+                                return log_oom();
+                        opts = mandatory_opts;
+                }
                 flags &= ~(MOUNT_NOAUTO | MOUNT_NOFAIL | MOUNT_AUTOMOUNT);
         }
+        /* 257: x-systemd.wanted-by=/required-by= replace the default target, its ordering included. */
+        linked_by_options = v257 && (!strv_isempty(wanted_by) || !strv_isempty(required_by));
 
         if (sysroot_check) {
                 log_info("%s should be mounted in the initrd, will request daemon-reload.", where);
@@ -255,13 +271,16 @@ int add_mount(const char *source, const char *dest, const char *what, const char
                 flags |= MOUNT_NOFAIL;
         }
 
+        if (linked_by_options)
+                fputs("DefaultDependencies=no\nConflicts=umount.target\nBefore=umount.target\n", f);
         if ((r = write_dependency(f, opts, "x-systemd.after\0", "After=%1$s\n")) < 0 ||
-            (r = write_dependency(f, opts, "x-systemd.requires\0", "After=%1$s\nRequires=%1$s\n")) < 0 ||
+            (r = write_dependency(f, opts, "x-systemd.requires\0",
+                                  v257 ? "Requires=%1$s\nAfter=%1$s\n" : "After=%1$s\nRequires=%1$s\n")) < 0 ||
             (r = write_dependency(f, opts, "x-systemd.before\0", "Before=%1$s\n")) < 0 ||
             (r = write_requires_mounts_for(f, opts)) < 0)
                 return r;
 
-        if (!(flags & MOUNT_NOFAIL))
+        if (!(flags & MOUNT_NOFAIL) && !linked_by_options)
                 fprintf(f, "Before=%s\n", target_unit);
 
         if (passno != 0) {
@@ -297,19 +316,25 @@ int add_mount(const char *source, const char *dest, const char *what, const char
 
         if ((flags & MOUNT_MAKEFS) && (r = generator_hook_up_mkfs(dest, what, where, fstype)) < 0)
                 return r;
-        if ((flags & MOUNT_GROWFS) && (r = generator_hook_up_growfs(dest, where, target_unit)) < 0)
+        if ((flags & MOUNT_GROWFS) &&
+            (r = generator_hook_up_growfs(dest, where, linked_by_options ? NULL : target_unit)) < 0)
                 return r;
 
-        if (flags & MOUNT_AUTOMOUNT)
-                return add_automount(source, dest, where, opts, flags, target_unit);
+        if (flags & MOUNT_AUTOMOUNT) {
+                /* 252 links the automount to the default target whatever the options say. */
+                r = add_automount(source, dest, where, opts, flags, linked_by_options ? NULL : target_unit,
+                                  &automount_name);
+                if (r < 0 || !linked_by_options)
+                        return r;
+        }
 
         if (!(flags & MOUNT_NOAUTO) && strv_isempty(wanted_by) && strv_isempty(required_by))
                 return generator_add_symlink(dest, target_unit, flags & MOUNT_NOFAIL ? "wants" : "requires", name);
         for (char **s = wanted_by; s && *s; s++)
-                if ((r = generator_add_symlink(dest, *s, "wants", name)) < 0)
+                if ((r = generator_add_symlink(dest, *s, "wants", automount_name ?: name)) < 0)
                         return r;
         for (char **s = required_by; s && *s; s++)
-                if ((r = generator_add_symlink(dest, *s, "requires", name)) < 0)
+                if ((r = generator_add_symlink(dest, *s, "requires", automount_name ?: name)) < 0)
                         return r;
         return 0;
 }

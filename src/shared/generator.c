@@ -388,26 +388,98 @@ int generator_hook_up_mkfs(const char *dir, const char *what, const char *where,
         if (r < 0)
                 return r;
         /* fsck may or may not be used: order before both it and the mount. */
-        fprintf(unit_file_stream(u),
-                "[Unit]\n"
-                "Description=Make File System on %%f\n"
-                "Documentation=man:systemd-makefs@.service(8)\n"
-                "DefaultDependencies=no\n"
-                "BindsTo=%%i.device\n"
-                "Conflicts=shutdown.target\n"
-                "After=%%i.device\n"
-                "Before=shutdown.target systemd-fsck@%%i.service %s\n"
-                "\n"
-                "[Service]\n"
-                "Type=oneshot\n"
-                "RemainAfterExit=yes\n"
-                "ExecStart=" ROOTLIBEXECDIR "/systemd-makefs %s %s\n"
-                "TimeoutSec=0\n",
-                where_unit, type, escaped);
+        if (systemd_version() >= 257) {
+                /* 257: its own line order, the initrd's fsck unit for /sysroot and /sysusr/usr, the
+                 * image's libexec directory. */
+                const char *fsck_unit = in_initrd() && path_equal(where, "/sysroot") ? "systemd-fsck-root.service" :
+                                        in_initrd() && path_equal(where, "/sysusr/usr") ? "systemd-fsck-usr.service" :
+                                        "systemd-fsck@%i.service";
+
+                fprintf(unit_file_stream(u),
+                        "[Unit]\n"
+                        "Description=Make File System on %%f\n"
+                        "Documentation=man:systemd-makefs@.service(8)\n"
+                        "\n"
+                        "DefaultDependencies=no\n"
+                        "BindsTo=%%i.device\n"
+                        "After=%%i.device\n"
+                        "Before=%s %s\n"
+                        "Conflicts=shutdown.target\n"
+                        "Before=shutdown.target\n"
+                        "\n"
+                        "[Service]\n"
+                        "Type=oneshot\n"
+                        "RemainAfterExit=yes\n"
+                        "ExecStart=%s/systemd-makefs %s %s\n"
+                        "TimeoutSec=%s\n",
+                        fsck_unit, where_unit, systemd_libexec_dir(), type, escaped, systemd_timeout_infinity());
+        } else {
+                fprintf(unit_file_stream(u),
+                        "[Unit]\n"
+                        "Description=Make File System on %%f\n"
+                        "Documentation=man:systemd-makefs@.service(8)\n"
+                        "DefaultDependencies=no\n"
+                        "BindsTo=%%i.device\n"
+                        "Conflicts=shutdown.target\n"
+                        "After=%%i.device\n"
+                        "Before=shutdown.target systemd-fsck@%%i.service %s\n"
+                        "\n"
+                        "[Service]\n"
+                        "Type=oneshot\n"
+                        "RemainAfterExit=yes\n"
+                        "ExecStart=" ROOTLIBEXECDIR "/systemd-makefs %s %s\n"
+                        "TimeoutSec=0\n",
+                        where_unit, type, escaped);
+        }
         r = generator_commit_unit_file(u, NULL);
         if (r < 0)
                 return r;
         return generator_add_symlink(dir, where_unit, "requires", unit);
+}
+
+/* 257's hooks for the units its systemd ships (prefix "systemd-growfs" or "systemd-pcrfs"): for / the
+ * prefix's -root.service, else an instance of its template for where, linked from <where>.mount.wants/
+ * to the image's unit file, and target (may be NULL) ordered after it by a drop-in. */
+static int hook_up_shipped_unit(const char *dir, const char *where, const char *target, const char *prefix) {
+        _cleanup_free_ char *where_unit = NULL, *unit = NULL, *file = NULL, *order = NULL;
+        int r;
+
+        assert(dir);
+        assert(where);
+        assert(prefix);
+
+        r = unit_name_from_path(where, ".mount", &where_unit);
+        if (r < 0)
+                return log_error_errno(r, "Failed to make unit name from path \"%s\": %m", where);
+        if (path_equal(where, "/")) {
+                unit = strjoin(prefix, "-root.service");
+                file = unit ? strjoin(systemd_libexec_dir(), "/system/", unit) : NULL;
+        } else {
+                r = unit_name_from_path_instance(prefix, where, ".service", &unit);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to make unit instance name from path \"%s\": %m", where);
+                file = strjoin(systemd_libexec_dir(), "/system/", prefix, "@.service");
+        }
+        if (!unit || !file)
+                return log_oom();
+
+        if (target) {
+                order = strjoin("order-", unit);
+                if (!order)
+                        return log_oom();
+                r = unit_file_write_dropinf(dir, target, 50, order, "# Automatically generated by %s\n\n[Unit]\nAfter=%s",
+                                            program_invocation_short_name, unit);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to write the ordering drop-in of %s for %s: %m", target, unit);
+        }
+        r = unit_file_add_symlink_as(dir, where_unit, "wants", file, unit);
+        if (r < 0)
+                return log_error_errno(r, "Failed to create symlink %s.wants/%s in %s: %m", where_unit, unit, dir);
+        return 0;
+}
+
+int generator_hook_up_pcrfs(const char *dir, const char *where, const char *target) {
+        return hook_up_shipped_unit(dir, where, target, "systemd-pcrfs");
 }
 
 int generator_hook_up_growfs(const char *dir, const char *where, const char *target) {
@@ -418,6 +490,10 @@ int generator_hook_up_growfs(const char *dir, const char *where, const char *tar
 
         assert(dir);
         assert(where);
+
+        /* 257 links its own systemd-growfs@.service (252 has none and writes the unit). */
+        if (systemd_ships_growfs_units())
+                return hook_up_shipped_unit(dir, where, target, "systemd-growfs");
 
         escaped = cescape(where);
         if (!escaped)

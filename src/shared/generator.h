@@ -97,5 +97,9 @@ int generator_write_initrd_root_device_deps(const char *dir, const char *what);
  * <where>.mount.requires/. A missing or "auto" type is logged and ignored. */
 int generator_hook_up_mkfs(const char *dir, const char *what, const char *where, const char *type);
 /* Writes systemd-growfs@<where>.service ordered before target (may be NULL) and hooks it into
- * <where>.mount.wants/. */
+ * <where>.mount.wants/ (252); from 257 on links the image's systemd-growfs@.service instance (for /:
+ * systemd-growfs-root.service) there instead, with a drop-in ordering target after it. */
 int generator_hook_up_growfs(const char *dir, const char *where, const char *target);
+/* 257's measurement of a mounted file system: the image's systemd-pcrfs@.service instance (for /:
+ * systemd-pcrfs-root.service) in <where>.mount.wants/, target (may be NULL) ordered after it. */
+int generator_hook_up_pcrfs(const char *dir, const char *where, const char *target);

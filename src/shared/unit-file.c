@@ -231,6 +231,16 @@ int unit_file_commit(UnitFile *u) {
 }
 
 int unit_file_add_symlink(const char *dir, const char *target, const char *dep_type, const char *src) {
+        const char *bn;
+
+        assert(src);
+
+        bn = strrchr(src, '/');
+        return unit_file_add_symlink_as(dir, target, dep_type, src, bn ? bn + 1 : src);
+}
+
+int unit_file_add_symlink_as(const char *dir, const char *target, const char *dep_type, const char *src,
+                             const char *name) {
         _cleanup_free_ char *from = NULL, *to = NULL;
         const char *bn = strrchr(src, '/');
         int r;
@@ -239,15 +249,17 @@ int unit_file_add_symlink(const char *dir, const char *target, const char *dep_t
         assert(target);
         assert(dep_type);
         assert(src);
+        assert(name);
 
         /* Every name here becomes a path component: only unit names, so that nothing lands outside
          * dir. A relative src is a unit in dir itself. */
         bn = bn ? bn + 1 : src;
         if (!unit_name_is_valid(target) || !(streq(dep_type, "wants") || streq(dep_type, "requires")) ||
-            !unit_name_is_valid(bn) || (src[0] != '/' && bn != src) || !path_is_safe(src))
+            !unit_name_is_valid(bn) || !unit_name_is_valid(name) || (src[0] != '/' && bn != src) ||
+            !path_is_safe(src))
                 return -EINVAL;
         from = src[0] == '/' ? strdup(src) : strjoin("../", src);
-        to = strjoin(dir, "/", target, ".", dep_type, "/", bn);
+        to = strjoin(dir, "/", target, ".", dep_type, "/", name);
         if (!from || !to)
                 return -ENOMEM;
         r = mkdir_parents(to, 0755);

@@ -48,6 +48,11 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(UnitFile *, unit_file_free);
  * "requires", a relative src a plain name, an absolute one without "..": else -EINVAL and nothing is
  * created, so that no name from the input makes a path outside dir. Returns 0 or a negative errno. */
 int unit_file_add_symlink(const char *dir, const char *target, const char *dep_type, const char *src);
+/* The same with the link named name instead of basename(src): an instance of the template src
+ * ("systemd-growfs@new.service" pointing to ".../systemd-growfs@.service"). name must be a valid unit
+ * name too. */
+int unit_file_add_symlink_as(const char *dir, const char *target, const char *dep_type, const char *src,
+                             const char *name);
 /* Masks unit by creating dir/<unit> as a symlink to /dev/null; an existing mask is fine. -EINVAL if unit
  * is not a valid unit name. */
 int unit_file_add_mask(const char *dir, const char *unit);
