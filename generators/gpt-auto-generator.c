@@ -13,6 +13,7 @@
 #include "generator.h"
 #include "gpt-auto.h"
 #include "parse-util.h"
+#include "systemd-version.h"
 #include "unit-name.h"
 
 
@@ -142,6 +143,13 @@ static int add_sysroot_mount(const char *dest) {
         r = generator_commit_unit_file(u, NULL);
         if (r < 0)
                 return r;
+        /* 257 measures the discovered root into PCR 15 (systemd-pcrfs@sysroot.service, which does
+         * nothing unless booted from a measured UKI). */
+        if (systemd_ships_growfs_units()) {
+                r = generator_hook_up_pcrfs(dest, "/sysroot", "initrd-root-fs.target");
+                if (r < 0)
+                        return r;
+        }
         return generator_add_symlink(dest, "initrd-root-fs.target", "requires", "sysroot.mount");
 }
 
