@@ -13,19 +13,26 @@
 #include "generator.h"
 #include "gpt-auto.h"
 #include "parse-util.h"
+#include "strv.h"
 #include "systemd-version.h"
+#include "unit-file.h"
 #include "unit-name.h"
 
 
 static bool arg_enabled = true;
 static bool arg_root_enabled = true;
 static int arg_root_rw = -1;
+/* rootfstype= and rootflags=, which 257 (not 252) applies to the discovered root. */
+static char *arg_root_fstype = NULL;
+static char *arg_root_options = NULL;
 
-/* The one place that sets the arg_* state back to its defaults (nothing here is allocated); run by
- * generator_main() after run(). */
+/* The one place that sets the arg_* state back to its defaults; run by generator_main() after run(). */
 static void reset_args(void) {
         arg_enabled = arg_root_enabled = true;
         arg_root_rw = -1;
+        free(arg_root_fstype);
+        free(arg_root_options);
+        arg_root_fstype = arg_root_options = NULL;
 }
 
 static int parse_cmdline_item(const char *key, const char *value, void *data) {
@@ -51,6 +58,18 @@ static int parse_cmdline_item(const char *key, const char *value, void *data) {
                         return 0;
                 /* A verity root is set up by veritysetup, not discovered. */
                 arg_root_enabled = false;
+        } else if (cmdline_key_streq(key, "rootfstype") || cmdline_key_streq(key, "rootflags")) {
+                if (cmdline_value_missing(key, value))
+                        return 0;
+                /* Both end up in sysroot.mount: nothing that would add a line to it (as the root generator). */
+                if (!unit_value_is_safe(value)) {
+                        log_warning("Ignoring %s=: the value contains a control character or ends in a backslash.", key);
+                        return 0;
+                }
+                if (cmdline_key_streq(key, "rootfstype"))
+                        return free_and_strdup(&arg_root_fstype, value) < 0 ? log_oom() : 0;
+                if (strextend_with_separator(&arg_root_options, ",", value) < 0)
+                        return log_oom();
         } else if (cmdline_key_streq(key, "rw") && !value)
                 arg_root_rw = true;
         else if (cmdline_key_streq(key, "ro") && !value)
@@ -106,16 +125,46 @@ static int add_root_cryptsetup(const char *dest) {
                 return r;
 
         /* The passphrase prompt has its own timeout; the mapped device must not time out under it. */
-        (void) generator_write_timeout_dropin(dest, mapper, 50, "job-timeout", NULL, "JobTimeoutSec", "0");
+        (void) generator_write_timeout_dropin(dest, mapper, 50, "job-timeout", NULL, "JobTimeoutSec",
+                                              systemd_timeout_infinity());
         return 0;
+}
+
+/* The root's mount options as 257's partition_pick_mount_options() picks them for a root partition
+ * (without asking the kernel about file system types it does not list), then rootflags=. */
+static char *root_options_257(void) {
+        static char *const norecovery[] = { (char *) "ext3", (char *) "ext4", (char *) "xfs", NULL };
+        static char *const discard[] = { (char *) "btrfs", (char *) "f2fs", (char *) "ext4", (char *) "vfat",
+                                         (char *) "xfs", NULL };
+        const char *t = arg_root_fstype;
+        bool rw = arg_root_rw > 0;
+        _cleanup_free_ char *o = NULL;
+
+        /* Read-only ext3/ext4/xfs would still replay their journal: 257 asks for norecovery. */
+        if (!rw && t && strv_contains(norecovery, t) &&
+            strextend_with_separator(&o, ",", "norecovery") < 0)
+                return NULL;
+        if (t && strv_contains(discard, t) && strextend_with_separator(&o, ",", "discard") < 0)
+                return NULL;
+        if (strextend_with_separator(&o, ",", rw ? "rw,nodev,suid,exec" : "ro,nodev,suid,exec") < 0)
+                return NULL;
+        if (arg_root_options && strextend_with_separator(&o, ",", arg_root_options) < 0)
+                return NULL;
+        return TAKE_PTR(o);
 }
 
 static int add_sysroot_mount(const char *dest) {
         _cleanup_unit_file_ UnitFile *u = NULL;
+        _cleanup_free_ char *options = NULL;
+        bool v257 = systemd_version() >= 257;
         FILE *f;
         int r;
 
         assert(dest);
+
+        options = v257 ? root_options_257() : strdup(arg_root_rw > 0 ? "rw" : "ro");
+        if (!options)
+                return log_oom();
 
         r = generator_open_unit_file(dest, NULL, "sysroot.mount", &u);
         if (r < 0)
@@ -126,20 +175,23 @@ static int add_sysroot_mount(const char *dest) {
                 "Description=Root Partition\n"
                 "Documentation=man:systemd-gpt-auto-generator(8)\n"
                 "Before=initrd-root-fs.target\n");
-        r = generator_write_fsck_deps(f, dest, FOYER_GPT_AUTO_ROOT, "/sysroot", NULL);
+        r = generator_write_fsck_deps(f, dest, FOYER_GPT_AUTO_ROOT, "/sysroot", v257 ? arg_root_fstype : NULL);
         if (r < 0)
                 return r;
         r = generator_write_blockdev_dependency(f, FOYER_GPT_AUTO_ROOT);
         if (r < 0)
                 return r;
-        /* 252 mounts read-only unless "rw" is given and ignores rootflags=/rootfstype= here. */
+        /* 252 mounts read-only unless "rw" is given and ignores rootflags=/rootfstype= here; 257 applies
+         * them. */
         fprintf(f,
                 "\n"
                 "[Mount]\n"
                 "What=" FOYER_GPT_AUTO_ROOT "\n"
                 "Where=/sysroot\n"
+                "%s%s%s"
                 "Options=%s\n",
-                arg_root_rw > 0 ? "rw" : "ro");
+                v257 && arg_root_fstype ? "Type=" : "", v257 ? strempty(arg_root_fstype) : "",
+                v257 && arg_root_fstype ? "\n" : "", options);
         r = generator_commit_unit_file(u, NULL);
         if (r < 0)
                 return r;
