@@ -416,7 +416,7 @@ static bool entry_fields_are_safe(const char *fstab, struct libmnt_fs *fs) {
 
 static int handle_entry(const char *fstab, const char *dest, struct libmnt_fs *fs, bool sysroot,
                         bool swap_enabled, bool sysroot_check) {
-        _cleanup_free_ char *what = NULL, *where = NULL, *canonical = NULL;
+        _cleanup_free_ char *what = NULL, *where = NULL, *canonical = NULL, *usr_opts = NULL;
         const char *source = mnt_fs_get_source(fs), *target = mnt_fs_get_target(fs);
         const char *fstype = mnt_fs_get_fstype(fs), *opts = mnt_fs_get_options(fs) ?: "";
         MountFlags flags = 0;
@@ -486,6 +486,25 @@ static int handle_entry(const char *fstab, const char *dest, struct libmnt_fs *f
         const char *target_unit = sysroot ? "initrd-fs.target" :
                                   (mount_options_test(opts, "_netdev\0") || (fstype && fstype_is_network(fstype))) ?
                                   "remote-fs.target" : "local-fs.target";
+
+        /* 257 mounts the root's /usr on /sysusr/usr first (for initrd-usr-fs.target, as with mount.usr=)
+         * and binds it into /sysroot/usr; 252 mounts it on /sysroot/usr directly. */
+        if (sysroot && systemd_version() >= 257 && in_initrd() && path_equal(canonical ?: where, "/sysroot/usr")) {
+                /* A mount the initrd needs: noauto, nofail and x-systemd.automount do not apply. */
+                if (flags & (MOUNT_NOAUTO | MOUNT_NOFAIL | MOUNT_AUTOMOUNT)) {
+                        if (mount_options_filter(opts, "noauto\0nofail\0x-systemd.automount\0", NULL, NULL,
+                                                 &usr_opts) < 0)
+                                return log_oom();
+                        opts = usr_opts;
+                        flags &= ~(MOUNT_NOAUTO | MOUNT_NOFAIL | MOUNT_AUTOMOUNT);
+                }
+                r = add_mount(fstab, dest, what, "/sysusr/usr", NULL, fstype, opts, mnt_fs_get_passno(fs), flags,
+                              "initrd-usr-fs.target", sysroot_check);
+                if (r == 0)
+                        r = add_mount(fstab, dest, "/sysusr/usr", "/sysroot/usr", NULL, NULL, "bind", 0, 0,
+                                      "initrd-fs.target", sysroot_check);
+                return r == -EBADMSG ? 0 : r;
+        }
 
         r = add_mount(fstab, dest, what, canonical ?: where, canonical ? where : NULL, fstype, opts,
                       mnt_fs_get_passno(fs), flags, target_unit, sysroot_check);
