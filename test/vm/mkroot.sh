@@ -11,7 +11,7 @@
 # the recipe rebuilds it; it has no kernel and no LVM tools: the host's kernel boots it, with an
 # image the host's foyer builds. Any other suite's tree (CACHEDIR/tree-SUITE-<hash>) is a system
 # that builds its own initrd: it also has the suite's kernel (modules included), kmod, the
-# cryptsetup and LVM tools and systemd-boot's EFI stub, and run-scenario.sh boots its kernel with
+# cryptsetup and LVM tools, systemd-boot's EFI stub and less, and run-scenario.sh boots its kernel with
 # `foyer build --root TREE` (see roots/). mkdisk.sh leaves /boot and the modules off the disks.
 #
 # Exit status 3: debootstrap itself failed (the archive may be mid-transition; roots/sid.sh
@@ -33,8 +33,9 @@ else
         hash=$( { sha256sum "$0"; echo "$suite"; } | sha256sum | cut -c1-12)
         prefix=tree-$suite
         # What the system needs to build its own initrd (as mktree.sh's trees; since trixie,
-        # systemd-cryptsetup is a package of its own) and a UKI on its own stub.
-        packages+=,linux-image-amd64,kmod,cryptsetup-bin,systemd-cryptsetup,lvm2,systemd-boot-efi
+        # systemd-cryptsetup is a package of its own) and a UKI on its own stub, and less (not in
+        # minbase; the host's image has it), the pager of the emergency shell.
+        packages+=,linux-image-amd64,kmod,cryptsetup-bin,systemd-cryptsetup,lvm2,systemd-boot-efi,less
 fi
 tree=$cachedir/$prefix-$hash
 
