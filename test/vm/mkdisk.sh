@@ -166,9 +166,12 @@ lvm_luks() {    # IMG UUID: encrypts IMG in place as LUKS2 (the last 16M must be
         rm "$work/passphrase"
 }
 
-# A private copy of the tree (hard links: cheap) whose /etc/fstab can be replaced.
+# A private copy of the tree (hard links: cheap) whose /etc/fstab can be replaced. A tree that
+# builds its own initrd (mkroot.sh SUITE) has its kernel and modules: the real root needs
+# neither, and they would not fit the smaller file systems.
 stage() {
         cp -al "$tree" "$work/stage"
+        rm -rf "$work/stage/boot/"* "$work/stage/usr/lib/modules/"*
         rm -f "$work/stage/etc/fstab"
         printf '# written by test/vm/mkdisk.sh, recipe %s\n' "$recipe" > "$work/stage/etc/fstab"
         for line in "$@"; do
@@ -393,9 +396,16 @@ esac
 
 rm -rf "$work/stage" "$work/usr" "$work/mnt"
 mv "$work" "$out"
-touch "$out.ok"
-# Images of earlier recipes or trees are garbage now.
-for old in "$cachedir/disk-$recipe-"????????????{,.ok}; do
-        [[ -e $old && $old != "$out" && $old != "$out.ok" ]] && rm -rf "$old"
+printf '%s\n' "$tree" > "$out.ok"
+# Images of earlier recipes made from this tree, or from a tree that is gone, are garbage now;
+# another tree's (another root recipe's) are not. (An .ok without a tree is an older mkdisk.sh's,
+# perhaps still in use by another checkout sharing the cache: left alone.)
+for old in "$cachedir/disk-$recipe-"????????????; do
+        [[ -e $old.ok && $old != "$out" ]] || continue
+        old_tree=$(cat "$old.ok")
+        [[ -n $old_tree ]] || continue
+        if [[ $old_tree == "$tree" || ! -d $old_tree ]]; then
+                rm -rf "$old" "$old.ok"
+        fi
 done
 ls -1 "$out"/*.img >&3

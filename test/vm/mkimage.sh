@@ -11,6 +11,8 @@
 # A scenario that needs more in its image (a key file, a crypttab) names foyer build options in
 # an `image-args` line; they come here as BUILD_ARGS, with paths relative to test/vm. Such an
 # image is cached apart from the shared one, keyed by the options and the files they name.
+# For a root tree that builds its own initrd, run-scenario.sh passes `--root TREE` first: the
+# image is then cached apart too, keyed by the tree's path (which changes with its recipe).
 set -euo pipefail
 
 cachedir=${1:?usage: mkimage.sh CACHEDIR KVER FOYER_EXE GENERATOR_DIR UNIT_DIR}

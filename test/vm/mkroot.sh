@@ -1,23 +1,45 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# mkroot.sh CACHEDIR
+# mkroot.sh CACHEDIR [SUITE]
 #
-# Builds (once) the real root the VM tests switch into: a minimal Debian bookworm made with
-# debootstrap, plus foyer-report.service, which prints one FOYER-REPORT line on ttyS0 and powers
-# the machine off. The tree is cached as CACHEDIR/root-<hash>, where <hash> covers this script,
-# so editing the recipe rebuilds it. Prints the tree's path on stdout.
+# Builds (once) the real root the VM tests switch into: a minimal Debian SUITE (default bookworm)
+# made with debootstrap, plus foyer-report.service, which prints one FOYER-REPORT line on ttyS0
+# and powers the machine off. Prints the tree's path on stdout.
+#
+# bookworm's tree is cached as CACHEDIR/root-<hash>, where <hash> covers this script, so editing
+# the recipe rebuilds it; it has no kernel and no LVM tools: the host's kernel boots it, with an
+# image the host's foyer builds. Any other suite's tree (CACHEDIR/tree-SUITE-<hash>) is a system
+# that builds its own initrd: it also has the suite's kernel (modules included), kmod, the
+# cryptsetup and LVM tools, systemd-boot's EFI stub and less, and run-scenario.sh boots its kernel with
+# `foyer build --root TREE` (see roots/). mkdisk.sh leaves /boot and the modules off the disks.
+#
+# Exit status 3: debootstrap itself failed (the archive may be mid-transition; roots/sid.sh
+# turns that into a skip).
 set -euo pipefail
 
-cachedir=${1:?usage: mkroot.sh CACHEDIR}
+cachedir=${1:?usage: mkroot.sh CACHEDIR [SUITE]}
+suite=${2:-bookworm}
 mirror=${FOYER_DEBIAN_MIRROR:-$(sed -n 's/^URIs: *\(http[^ ]*debian\)$/\1/p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n1)}
 mirror=${mirror:-http://deb.debian.org/debian}
+[[ $suite =~ ^[a-z][a-z0-9-]*$ ]] || { echo "mkroot: bad suite name '$suite'" >&2; exit 2; }
 
 mkdir -p "$cachedir"
-hash=$(sha256sum "$0" | cut -c1-12)
-tree=$cachedir/root-$hash
+packages=systemd-sysv,udev,e2fsprogs,dmsetup
+if [[ $suite == bookworm ]]; then
+        hash=$(sha256sum "$0" | cut -c1-12)
+        prefix=root
+else
+        hash=$( { sha256sum "$0"; echo "$suite"; } | sha256sum | cut -c1-12)
+        prefix=tree-$suite
+        # What the system needs to build its own initrd (as mktree.sh's trees; since trixie,
+        # systemd-cryptsetup is a package of its own) and a UKI on its own stub, and less (not in
+        # minbase; the host's image has it), the pager of the emergency shell.
+        packages+=,linux-image-amd64,kmod,cryptsetup-bin,systemd-cryptsetup,lvm2,systemd-boot-efi,less
+fi
+tree=$cachedir/$prefix-$hash
 
-exec 9>"$cachedir/root.lock"
+exec 9>"$cachedir/$prefix.lock"
 flock 9
 if [[ -e $tree.ok && -d $tree ]]; then
         echo "$tree"
@@ -25,9 +47,12 @@ if [[ -e $tree.ok && -d $tree ]]; then
 fi
 
 rm -rf "$tree" "$tree.tmp" "$tree.ok"
-echo "mkroot: debootstrap bookworm from $mirror into $tree" >&2
-debootstrap --variant=minbase --include=systemd-sysv,udev,e2fsprogs,dmsetup \
-        bookworm "$tree.tmp" "$mirror" >&2
+echo "mkroot: debootstrap $suite ($packages) from $mirror into $tree" >&2
+if ! debootstrap --variant=minbase --include="$packages" "$suite" "$tree.tmp" "$mirror" >&2; then
+        echo "mkroot: debootstrap of $suite from $mirror failed" >&2
+        rm -rf "$tree.tmp"
+        exit 3
+fi
 
 t=$tree.tmp
 # Keep the tree small: disk images are made from it for every scenario.
@@ -35,14 +60,22 @@ rm -rf "$t"/usr/share/doc/* "$t"/usr/share/man/* "$t"/usr/share/info/* \
        "$t"/usr/share/locale/* "$t"/usr/share/i18n/* "$t"/usr/share/zoneinfo/right \
        "$t"/var/lib/apt/lists/* "$t"/var/cache/apt/*.bin "$t"/var/cache/apt/archives/*.deb \
        "$t"/var/cache/debconf/*-old "$t"/var/log/*.log
-# Kernel modules are not needed inside the test root (the initrd loads what it needs).
-rm -rf "$t"/usr/lib/modules/* "$t"/lib/modules/* 2>/dev/null || true
+if [[ $suite == bookworm ]]; then
+        # Kernel modules are not needed inside the test root (the initrd loads what it needs).
+        rm -rf "$t"/usr/lib/modules/* "$t"/lib/modules/* 2>/dev/null || true
+else
+        # The image is foyer's, built from this tree; initramfs-tools' own would only take room.
+        rm -f "$t"/boot/initrd.img-*
+fi
 
 echo foyer-test > "$t/etc/hostname"
-# A banner of its own ("Welcome to Debian GNU/Linux 12 (bookworm, foyer test root)!"), so the
-# console tells the real root's systemd from an initrd that reuses Debian's os-release.
+# A banner of its own ("Welcome to Debian GNU/Linux 12 (bookworm, foyer test root)!", sid's
+# "Debian GNU/Linux forky/sid (foyer test root)"), so the console tells the real root's systemd
+# from an initrd that reuses Debian's os-release.
 rm -f "$t/etc/os-release"
-sed 's/^PRETTY_NAME="\(.*\))"$/PRETTY_NAME="\1, foyer test root)"/' "$t/usr/lib/os-release" > "$t/etc/os-release"
+sed -e 's/^PRETTY_NAME="\(.*\))"$/PRETTY_NAME="\1, foyer test root)"/' \
+    -e '/foyer test root/!s/^PRETTY_NAME="\(.*\)"$/PRETTY_NAME="\1 (foyer test root)"/' \
+    "$t/usr/lib/os-release" > "$t/etc/os-release"
 : > "$t/etc/machine-id"
 # Root without password: the console is the test's only interface.
 chroot "$t" passwd -d root >/dev/null
@@ -54,6 +87,11 @@ printf '# foyer test root: no entries unless the disk recipe adds them\n' > "$t/
 chroot "$t" systemctl mask serial-getty@ttyS0.service getty@tty1.service \
         systemd-timesyncd.service apt-daily.timer apt-daily-upgrade.timer \
         getty-static.service getty.target e2scrub_reap.service e2scrub_all.timer fstrim.timer 2>/dev/null || true
+if [[ $suite != bookworm ]]; then
+        # The machine-id is empty (each boot is a first boot): newer systemd-firstboot would wait
+        # for a key press on the console.
+        chroot "$t" systemctl mask systemd-firstboot.service >/dev/null 2>&1
+fi
 
 install -D -m 0755 /dev/stdin "$t/usr/local/sbin/foyer-report" <<'EOF'
 #!/bin/bash
@@ -152,8 +190,8 @@ chroot "$t" systemctl enable foyer-report.service >/dev/null 2>&1
 
 mv "$t" "$tree"
 touch "$tree.ok"
-# Old trees of earlier recipes are garbage now.
-for old in "$cachedir"/root-*; do
+# Old trees of earlier recipes (of this suite) are garbage now.
+for old in "$cachedir/$prefix"-????????????{,.ok}; do
         [[ $old == "$tree" || $old == "$tree.ok" ]] || rm -rf "$old"
 done
 echo "$tree"

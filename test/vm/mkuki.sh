@@ -1,14 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# mkuki.sh CACHEDIR NAME FOYER_EXE KERNEL INITRD DISK MODE CMDLINE
+# mkuki.sh CACHEDIR NAME FOYER_EXE KERNEL INITRD DISK MODE CMDLINE [STUB]
 #
 # For a UKI scenario (a `uki` line): builds a UKI with this tree's foyer from KERNEL and INITRD
 # (the image run-scenario.sh built) with CMDLINE as its .cmdline, signed with Debian's snakeoil
 # Secure Boot test key (package ovmf) when MODE is "signed", and puts it as \EFI\BOOT\BOOTX64.EFI
 # into the ESP of a copy of DISK (the first disk of a gpt-auto* recipe). Prints the copy's path.
 # MODE "... later-stub" builds on systemd 254's stub instead of the installed 252 one
-# (test/foyer/fetch-stub.sh; exit 77 when the archive cannot be reached).
+# (test/foyer/fetch-stub.sh; exit 77 when the archive cannot be reached). STUB is the stub to
+# build on otherwise: a root tree's own (run-scenario.sh), instead of the host's.
 # The UKI takes a second to build, so it is made on every run; the copy is sparse.
 set -euo pipefail
 
@@ -20,6 +21,7 @@ initrd=${5:?}
 disk=${6:?}
 mode=${7:?}
 cmdline=${8:?}
+own_stub=${9:-}
 keydir=${FOYER_VM_SNAKEOIL_DIR:-/usr/share/ovmf}
 out=$cachedir/uki-$name
 
@@ -30,6 +32,7 @@ flock 9
 rm -f "$out"/*
 
 stub=()
+[[ -z $own_stub ]] || stub=(--stub "$own_stub")
 if [[ $mode == *" later-stub" ]]; then
         mode=${mode% later-stub}
         rc=0

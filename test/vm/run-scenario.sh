@@ -14,6 +14,12 @@
 #                     skipped when that kernel is not there
 #   root NAME         the real root made by roots/NAME.sh (default bookworm, mkroot.sh's tree)
 #
+# A root tree with a kernel of its own (/boot/vmlinuz-*: roots/trixie.sh, roots/sid.sh) is a
+# system that builds its own initrd: without a kernel line the scenario boots that kernel, the
+# image is made with `foyer build --root TREE`, and a UKI is put together on the tree's own
+# systemd-stub. In the scenario, @ROOT_SYSTEMD_VERSION@ stands for the tree's systemd package
+# version (as systemd prints it at start), escaped for a regular expression.
+#
 # Environment:
 #   FOYER_VM_KVER     kernel version to boot when the scenario names none (default: the newest
 #                     /boot/vmlinuz-*)
@@ -67,11 +73,6 @@ elif [[ -n $kernel_arg ]]; then
         kver=$kernel_arg
         kernel=/boot/vmlinuz-$kver
         [[ -r $kernel ]] || skip "the scenario's kernel $kernel is not installed"
-else
-        # shellcheck disable=SC2012 # kernel file names are plain: vmlinuz-VERSION
-        kver=${FOYER_VM_KVER:-$(ls /boot/vmlinuz-* 2>/dev/null | sed 's|.*/vmlinuz-||' | sort -V | tail -n1)}
-        kernel=/boot/vmlinuz-$kver
-        [[ -n $kver && -r $kernel ]] || skip "no kernel in /boot (install linux-image-amd64)"
 fi
 [[ $(id -u) == 0 ]] || skip "making the test disks needs root (loop mounts, debootstrap)"
 
@@ -87,18 +88,40 @@ logs=$builddir/vm-logs
 mkdir -p "$cache" "$logs"
 export FOYER_VM_CACHE=$cache
 
+# The test root and the disks can live in a cache shared between build trees (they depend
+# only on the scripts that make them); the image is always this build tree's own.
+disk_cache=${FOYER_VM_SHARED_CACHE:-$cache}
+tree=$("$roots_dir/$root_name.sh" "$disk_cache")
+# A tree with its own kernel builds its own initrd (see above); otherwise the host's kernel
+# boots the host's image.
+# shellcheck disable=SC2012 # kernel file names are plain: vmlinuz-VERSION
+own_kver=$(ls "$tree"/boot/vmlinuz-* 2>/dev/null | sed 's|.*/vmlinuz-||' | sort -V | tail -n1 || true)
+build_root=()
+if [[ -n $own_kver ]]; then
+        build_root=(--root "$tree")
+        [[ -n $kernel_arg ]] || { kver=$own_kver; kernel=$tree/boot/vmlinuz-$kver; }
+elif [[ -z $kernel_arg ]]; then
+        # shellcheck disable=SC2012 # kernel file names are plain: vmlinuz-VERSION
+        kver=${FOYER_VM_KVER:-$(ls /boot/vmlinuz-* 2>/dev/null | sed 's|.*/vmlinuz-||' | sort -V | tail -n1)}
+        kernel=/boot/vmlinuz-$kver
+        [[ -n $kver && -r $kernel ]] || skip "no kernel in /boot (install linux-image-amd64)"
+fi
+
 # The initrd: a foyer image unless told otherwise. "image-args" lines add foyer build options
 # (paths relative to test/vm), such as a key file; such a scenario needs foyer's image.
 needs=$(field needs)
 read -ra image_args <<<"$(field image-args | tr '\n' ' ')"
 [[ ${#image_args[@]} -eq 0 ]] || needs+=" foyer"
+# A system that builds its own initrd is only tested with foyer's image of it.
+[[ ${#build_root[@]} -eq 0 ]] || needs+=" foyer"
 if [[ -n ${FOYER_VM_INITRD:-} ]]; then
         initrd=$FOYER_VM_INITRD
         kind="given ($initrd)"
         [[ $needs == *foyer* ]] && skip "scenario needs a foyer image, FOYER_VM_INITRD is set"
 elif [[ -n $foyer_exe && -x $foyer_exe ]]; then
-        initrd=$("$here/mkimage.sh" "$cache" "$kver" "$foyer_exe" "$generator_dir" "$unit_dir" "${image_args[@]}")
-        kind="foyer${image_args[*]:+ with ${image_args[*]}}"
+        initrd=$("$here/mkimage.sh" "$cache" "$kver" "$foyer_exe" "$generator_dir" "$unit_dir" \
+                 "${build_root[@]}" "${image_args[@]}")
+        kind="foyer${build_root[*]:+ --root of the tree}${image_args[*]:+ with ${image_args[*]}}"
 else
         # Never boot another initrd unasked: a scenario passing on Debian's would say nothing
         # about foyer.
@@ -112,10 +135,6 @@ else
         kind="Debian initramfs-tools (foyer's builder is not available, FOYER_VM_ALLOW_OTHER_INITRD=1)"
 fi
 
-# The test root and the disks can live in a cache shared between build trees (they depend
-# only on the scripts that make them); the image is always this build tree's own.
-disk_cache=${FOYER_VM_SHARED_CACHE:-$cache}
-tree=$("$roots_dir/$root_name.sh" "$disk_cache")
 recipe=$(field disk)
 drives=()
 if [[ -n $recipe ]]; then
@@ -132,10 +151,30 @@ uki=$(field uki)
 if [[ -n $uki ]]; then
         [[ -n $foyer_exe && -x $foyer_exe ]] || skip "a UKI scenario needs foyer's builder"
         [[ -n $recipe ]] || { echo "scenario $name: a uki line needs a disk with an ESP" >&2; exit 1; }
+        stub=()
+        if [[ ${#build_root[@]} -gt 0 ]]; then
+                stub=("$tree/usr/lib/systemd/boot/efi/linuxx64.efi.stub")
+                [[ -r ${stub[0]} ]] || { echo "scenario $name: the root tree has no ${stub[0]} (systemd-boot-efi)" >&2; exit 1; }
+        fi
         imgs[0]=$("$here/mkuki.sh" "$cache" "$name" "$foyer_exe" "$kernel" "$initrd" "${imgs[0]}" "$uki" \
-                  "console=ttyS0 panic=-1 printk.time=1 $(field append | tr '\n' ' ')")
+                  "console=ttyS0 panic=-1 printk.time=1 $(field append | tr '\n' ' ')" "${stub[@]}")
         drives[1]=${imgs[0]}
         kind+=", in a UKI ($uki)"
+fi
+
+# @ROOT_SYSTEMD_VERSION@: the tree's systemd, which the scenario can then expect from the initrd
+# without naming a version that changes with the archive (sid's).
+if grep -q '@ROOT_SYSTEMD_VERSION@' "$scenario"; then
+        sd_version=$(dpkg-query --admindir="$tree/var/lib/dpkg" -W -f='${Version}' systemd 2>/dev/null || true)
+        [[ -n $sd_version ]] || { echo "scenario $name: no systemd package in $tree" >&2; exit 1; }
+        # A Debian version is [0-9A-Za-z.+~:-]: of those, . and + mean something in a regex.
+        sd_regex=${sd_version//./\\.}
+        sd_regex=${sd_regex//+/\\+}
+        while IFS= read -r line; do
+                printf '%s\n' "${line//@ROOT_SYSTEMD_VERSION@/$sd_regex}"
+        done < "$scenario" > "$logs/$name.scenario"
+        scenario=$logs/$name.scenario
+        kind+=", systemd $sd_version"
 fi
 echo "scenario $name: kernel $kernel ($kver), root $root_name, initrd: $kind, disk recipe: ${recipe:-none}"
 exec "$vm_run" --kernel "$kernel" --initrd "$initrd" "${drives[@]}" \

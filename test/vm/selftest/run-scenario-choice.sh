@@ -5,7 +5,8 @@
 # run-scenario.sh runs with stand-ins for vm-run (print-vm-run.sh), foyer's builder (fake-foyer.sh)
 # and the root recipes (roots/tiny.sh here, through $FOYER_VM_ROOTS_DIR) on an ext4 disk made by
 # mkdisk.sh into a scratch cache: kernel PATH (version from its name), kernel PATH VERSION,
-# kernel VERSION, the default kernel, a root recipe by name, the default root's name, the errors
+# kernel VERSION, the default kernel, a root recipe by name, a root with a kernel of its own
+# (roots/tiny-system.sh: its kernel and --root, unless a kernel line), the default root's name, the errors
 # (two kernel lines, a path without a version, an unknown root) and the skip (a kernel that is not
 # there).
 set -euo pipefail
@@ -57,6 +58,20 @@ if [[ -n $host_kver ]]; then
         run "root tiny" || { cat "$tmp/out"; fail "run failed"; }
         want "KERNEL: /boot/vmlinuz-$host_kver" "the default kernel"
 fi
+
+echo "== a root with a kernel of its own: that kernel, an image built with --root of the tree, a disk"
+echo "   without /boot, and @ROOT_SYSTEMD_VERSION@ read from the tree (escaped for a regex)"
+tree=$("$here/roots/tiny-system.sh" "$tmp/build/vm-cache")
+run "root tiny-system" "disk ext4" 'expect 5 systemd @ROOT_SYSTEMD_VERSION@ running' || { cat "$tmp/out"; fail "run failed"; }
+want "KERNEL: $tree/boot/vmlinuz-8.8.8-tree" "the tree's kernel"
+want "INITRD: fake image for 8.8.8-tree from $tree" "the image built from the tree"
+want "ROOT: tiny-system" "root tiny-system"
+want "DISK /boot: 0" "no kernel on the disk"
+want 'STEP: expect 5 systemd 999\.1-1\+x running' "the tree's systemd version"
+echo "== ... unless the scenario names a kernel"
+run "kernel $tmp/boot/vmlinuz-9.9.9-fake" "root tiny-system" || { cat "$tmp/out"; fail "run failed"; }
+want "KERNEL: $tmp/boot/vmlinuz-9.9.9-fake" "kernel PATH with root tiny-system"
+want "INITRD: fake image for 9.9.9-fake from $tree" "kernel PATH with root tiny-system: the image"
 
 echo "== errors and skips"
 bad() {
