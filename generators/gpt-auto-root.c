@@ -394,7 +394,7 @@ static int root_setup(void) {
         Partition *table = NULL;
         const Partition *root = NULL;
         size_t n = 0;
-        dev_t root_dev = 0, part_dev;
+        dev_t root_dev = 0, part_dev = 0; /* gcc 14 cannot see that block_dev() or the fallback sets it */
         unsigned partno = 0;
         RootCmdline cmdline = {};
         int r;
