@@ -116,7 +116,8 @@ static int version_table_locate(const Image *img, const VersionTable *t, uint64_
                 return 0;
         if (!t->have_vaddr || !t->have_count)
                 return -EBADMSG;
-        if (vaddr_to_offset(img, t->vaddr, ret_off) < 0)
+        /* The segment's p_offset comes from the file too: the address may map beyond its end. */
+        if (vaddr_to_offset(img, t->vaddr, ret_off) < 0 || !range_ok(img, *ret_off, 0))
                 return -EBADMSG;
         return 1;
 }
