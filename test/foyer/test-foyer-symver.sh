@@ -49,7 +49,7 @@ expect_refused() {
         fi
         cat "$tmp/err"
         for prog in "$@"; do
-                grep -E "^foyer: $prog \(foyer's own, built on the build host as [^)]*\) needs [A-Z]+_[0-9.]+(, [A-Z]+_[0-9.]+)* of $lib, which $real in $root does not define \(its newest is $version\)" "$tmp/err" ||
+                grep -E "^foyer: $prog \(foyer's own, built on the build host as [^)]*\) needs [A-Z]+_[0-9._]+(, [A-Z]+_[0-9._]+)* of $lib, which $real in $root does not define \(its newest is $version\)" "$tmp/err" ||
                         fail "$prog, $lib and the missing version are not named"
         done
         grep -q "build foyer on, or for, a system no newer than the tree (for example inside a chroot of the tree's suite)" "$tmp/err" ||
