@@ -1,53 +1,56 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Build-time benchmark (not a test): the same kernel's generic image built with foyer build and
-# with dracut --no-hostonly, RUNS times each (default 3), alternating. Prints the median
-# times, the image sizes and the ratios.
-# Usage: bench/build.sh [BUILDDIR] [KVER]   (BUILDDIR default: build-foyer, needs foyer and the generators)
-set -eu
+# Build-time benchmark (not a test): for each suite (BENCH_SUITES, default "bookworm trixie"), that
+# suite's generic image built with foyer build and with the suite's own dracut --no-hostonly, from
+# the same tree and kernel (bench/lib.sh), RUNS times each (default 3), alternating. Prints the
+# median times, the image sizes and foyer/dracut for each suite, all measured in this one run.
+# Usage: bench/build.sh [BUILDDIR]   (default: build; needs foyer, the generators and foyer-explain,
+#        and root for the chroot of another suite's tree)
+set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
-builddir=$(realpath "${1:-$src/build-foyer}")
-kver=${2:-}
+builddir=$(realpath "${1:-$src/build}")
 runs=${RUNS:-3}
+read -ra suites <<<"${BENCH_SUITES:-bookworm trixie}"
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$src/bench/lib.sh"
 
-if [ -z "$kver" ]; then
-        for d in /usr/lib/modules/*/; do [ -e "$d/modules.order" ] && kver=$(basename "$d"); done
-fi
-[ -n "$kver" ] || { echo "no kernel with modules installed" >&2; exit 1; }
-[ -x "$builddir/src/foyer/foyer" ] || { echo "build foyer first: ninja -C $builddir" >&2; exit 1; }
-
-if ! command -v dracut >/dev/null; then
-        echo "installing dracut-core ..." >&2
-        DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends dracut-core >/dev/null
-fi
-
-export FOYER_GENERATOR_DIR=$builddir/generators FOYER_UNIT_DIR=$builddir/units
+[[ -x $builddir/src/foyer/foyer ]] || { echo "build foyer first: ninja -C $builddir" >&2; exit 1; }
 tmp=$(mktemp -d /tmp/bench-build.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
 now() { date +%s.%N; }
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+mb() { awk -v s="$(stat -c %s "$1")" 'BEGIN { printf "%.1f", s / 1000000 }'; }
+# How an image is packed, as foyer ls reads it ("uncompressed cpio + zstd" for dracut's early cpio).
+packing() { "$builddir/src/foyer/foyer" ls "$1" 2>&1 >/dev/null | sed -n 's/^Offset [0-9]*: //p' | paste -sd+; }
 
-for i in $(seq "$runs"); do
-        t0=$(now)
-        "$builddir/src/foyer/foyer" build --kver "$kver" -o "$tmp/foyer.img" 2>/dev/null
-        t1=$(now)
-        dracut --quiet --force --no-hostonly --kver "$kver" "$tmp/dracut.img" >/dev/null 2>&1
-        t2=$(now)
-        echo "run $i: foyer $(echo "$t1 - $t0" | bc) s, dracut $(echo "$t2 - $t1" | bc) s" >&2
-        echo "$t1 - $t0" | bc >>"$tmp/foyer.times"
-        echo "$t2 - $t1" | bc >>"$tmp/dracut.times"
+results=()
+for suite in "${suites[@]}"; do
+        bench_suite "$suite"
+        sv=$(bench_systemd_version)
+        echo "== $suite: tree $bench_root, kernel $bench_kver, systemd $sv" >&2
+        : >"$tmp/foyer.times"
+        : >"$tmp/dracut.times"
+        for i in $(seq "$runs"); do
+                t0=$(now)
+                bench_foyer "$builddir" "$tmp/foyer-$suite.img" || { echo "foyer build failed for $suite" >&2; exit 1; }
+                t1=$(now)
+                bench_dracut "$tmp/dracut-$suite.img" || { echo "dracut failed for $suite" >&2; exit 1; }
+                t2=$(now)
+                echo "$t1 - $t0" | bc >>"$tmp/foyer.times"
+                echo "$t2 - $t1" | bc >>"$tmp/dracut.times"
+                echo "   run $i: foyer $(tail -n1 "$tmp/foyer.times") s, dracut $(tail -n1 "$tmp/dracut.times") s" >&2
+        done
+        ft=$(median <"$tmp/foyer.times")
+        dt=$(median <"$tmp/dracut.times")
+        fn=$("$builddir/src/foyer/foyer" ls "$tmp/foyer-$suite.img" 2>/dev/null | wc -l)
+        results+=("$(printf '%s (systemd %s, kernel %s):\n  foyer  %6.2f s  %6s MB  %s, %s entries\n  dracut %6.2f s  %6s MB  %s\n  foyer/dracut: time %.3f (%.1fx faster), size %.2f' \
+                "$suite" "$sv" "$bench_kver" "$ft" "$(mb "$tmp/foyer-$suite.img")" "$(packing "$tmp/foyer-$suite.img")" "$fn" \
+                "$dt" "$(mb "$tmp/dracut-$suite.img")" "$(packing "$tmp/dracut-$suite.img")" \
+                "$(echo "$ft / $dt" | bc -l)" "$(echo "$dt / $ft" | bc -l)" \
+                "$(echo "$(stat -c %s "$tmp/foyer-$suite.img") / $(stat -c %s "$tmp/dracut-$suite.img")" | bc -l)")")
 done
 
-ft=$(median <"$tmp/foyer.times")
-dt=$(median <"$tmp/dracut.times")
-fs=$(stat -c %s "$tmp/foyer.img")
-ds=$(stat -c %s "$tmp/dracut.img")
-fn=$("$builddir/src/foyer/foyer" ls "$tmp/foyer.img" | wc -l)
-
-printf 'kernel %s, %s runs each, %s cores\n' "$kver" "$runs" "$(nproc)"
-printf '%-8s %10s %12s\n' builder "median s" "size MB"
-printf '%-8s %10.2f %12.1f   (%s entries, zstd)\n' foyer "$ft" "$(echo "$fs / 1000000" | bc -l)" "$fn"
-printf '%-8s %10.2f %12.1f\n' dracut "$dt" "$(echo "$ds / 1000000" | bc -l)"
-printf 'speed-up: %.1fx faster (target >= 10x); size: %.2f of dracut'"'"'s (target <= 0.50)\n' \
-        "$(echo "$dt / $ft" | bc -l)" "$(echo "$fs / $ds" | bc -l)"
+printf 'build time (median of %s runs) and image size, %s cores; foyer/dracut ratios (targets: time <= 0.10, size <= 0.50):\n' \
+        "$runs" "$(nproc)"
+printf '%s\n' "${results[@]}"

@@ -270,11 +270,19 @@ static int check_rules(Manifest *m, unsigned *n_errors) {
         return 0;
 }
 
-static bool library_in_image(Manifest *m, const char *name) {
-        for (size_t i = 0; i < m->n_entries; i++)
-                if (streq(path_basename(m->entries[i]->path), name) && manifest_resolve(m, m->entries[i]->path))
-                        return true;
-        return false;
+/* The file the image has under the library name (resolving links): the loader's pick, since the
+ * image's ld.so.cache lists each name once. NULL if there is none. */
+static Entry *library_in_image(Manifest *m, const char *name) {
+        for (size_t i = 0; i < m->n_entries; i++) {
+                Entry *e;
+
+                if (!streq(path_basename(m->entries[i]->path), name))
+                        continue;
+                e = manifest_resolve(m, m->entries[i]->path);
+                if (e)
+                        return e;
+        }
+        return NULL;
 }
 
 static int check_libraries(Manifest *m, unsigned *n_errors) {
@@ -304,6 +312,82 @@ static int check_libraries(Manifest *m, unsigned *n_errors) {
         return 0;
 }
 
+/* One symbol-version need of a host-built program against the library the image has for it. */
+static int check_version_need(Manifest *m, const Entry *prog, const ElfVersionNeed *need, unsigned *n_errors) {
+        _cleanup_(elf_file_freep) ElfFile *lib = NULL;
+        _cleanup_strv_free_ char **missing = NULL;
+        _cleanup_free_ char *list = NULL;
+        Entry *e;
+        int r;
+
+        e = library_in_image(m, need->file);
+        if (!e || e->type != ENTRY_FILE)
+                return 0;       /* check_libraries() names the missing library */
+        r = elf_file_read(e->source, &lib);
+        if (r < 0)
+                return log_error_errno(r, "Failed to parse ELF file %s: %m", e->source);
+        if (!lib->has_version_defs) {
+                /* ld.so only warns then ("no version information available"). */
+                log_warning("%s: %s in the image (%s) defines no symbol versions; %s needs %s of it.",
+                            prog->path, need->file, e->source, path_basename(prog->path), need->versions[0]);
+                return 0;
+        }
+        STRV_FOREACH(v, need->versions) {
+                if (strv_contains(lib->version_defs, *v))
+                        continue;
+                if (strv_contains(need->weak, *v)) {
+                        log_debug("%s: weak version %s of %s is not defined by %s; ld.so goes on.", prog->path, *v,
+                                  need->file, e->source);
+                        continue;
+                }
+                if (strv_extend(&missing, *v) < 0)
+                        return log_oom();
+        }
+        if (strv_isempty(missing))
+                return 0;
+
+        list = strv_join(missing, ", ");
+        if (!list)
+                return log_oom();
+        log_error("%s (foyer's own, built on the build host as %s) needs %s of %s, which %s in %s does not define "
+                  "(its newest is %s): the loader would refuse to start it in the image.",
+                  prog->path, prog->source, list, need->file, e->source, root_name(m),
+                  strv_isempty(lib->version_defs) ? "none" : lib->version_defs[strv_length(lib->version_defs) - 1]);
+        (*n_errors)++;
+        return 0;
+}
+
+/* foyer's own programs are built on the build host, which may be newer than the tree: every symbol
+ * version they need (glibc, libmount, libblkid, ...) must be defined by the tree's library the image
+ * holds, or they stop at boot with "version `GLIBC_2.38' not found". */
+static int check_host_built(Manifest *m, unsigned *n_errors) {
+        unsigned before = *n_errors;
+        int r;
+
+        for (size_t i = 0; i < m->n_entries; i++) {
+                _cleanup_(elf_file_freep) ElfFile *f = NULL;
+                Entry *e = m->entries[i];
+
+                if (e->type != ENTRY_FILE || !e->host_built)
+                        continue;
+                r = elf_file_read(e->source, &f);
+                if (r == -ENOEXEC)
+                        continue;
+                if (r < 0)
+                        return log_error_errno(r, "Failed to parse ELF file %s: %m", e->source);
+                for (size_t j = 0; j < f->n_version_needs; j++) {
+                        r = check_version_need(m, e, &f->version_needs[j], n_errors);
+                        if (r < 0)
+                                return r;
+                }
+        }
+        if (*n_errors > before)
+                log_error("foyer's programs were built against newer libraries than %s has: build foyer on, or for, "
+                          "a system no newer than the tree (for example inside a chroot of the tree's suite) and "
+                          "point FOYER_GENERATOR_DIR and FOYER_HELPER_DIR at that build.", root_name(m));
+        return 0;
+}
+
 int closure_check(Manifest *m) {
         unsigned n_errors = 0, version;
         int r;
@@ -316,6 +400,9 @@ int closure_check(Manifest *m) {
         r = check_libraries(m, &n_errors);
         if (r < 0)
                 return r;
+        r = check_host_built(m, &n_errors);
+        if (r < 0)
+                return r;
         /* From 255 on PID 1 forks every service through systemd-executor ("Failed to allocate manager
          * object" without it). */
         version = systemd_version(m);
@@ -326,7 +413,7 @@ int closure_check(Manifest *m) {
         }
         if (n_errors > 0)
                 return log_error_errno(SYNTHETIC_ERRNO(ENOENT),
-                                       "Closure check: %u program(s) or librar(ies) missing; the image would fail to boot.",
+                                       "Closure check: %u program(s), librar(ies) or symbol version(s) missing; the image would fail to boot.",
                                        n_errors);
         return 0;
 }

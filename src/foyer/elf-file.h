@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "elf-dlopen.h"
+#include "elf-version.h"
 #include "macro.h"
 
 typedef struct ElfFile {
@@ -22,14 +23,19 @@ typedef struct ElfFile {
         char **dlopen;          /* sonames from .note.dlopen, in order */
         DlopenFeature *dlopen_features; /* the same by feature, with their priorities */
         size_t n_dlopen_features;
+        ElfVersionNeed *version_needs;  /* DT_VERNEED: the symbol versions it needs, by library */
+        size_t n_version_needs;
+        char **version_defs;    /* DT_VERDEF: the versions it defines (NULL: none, or no table) */
+        bool has_version_defs;  /* it has a DT_VERDEF table */
 } ElfFile;
 
 /* Parses path. Returns -ENOEXEC if it is not a 64-bit little-endian ELF file, or if it is an ELF
  * file without dynamic linking information (relocatable objects such as kernel modules);
  * -EBADMSG if it is ELF but malformed, or a .note.dlopen is not the documented JSON. Release with elf_file_free(). */
 int elf_file_read(const char *path, ElfFile **ret);
-/* The same on a file's bytes in memory, at any alignment. A file with a second PT_INTERP, DT_RPATH
- * or DT_RUNPATH, or with an offset or size that points outside data, is malformed (-EBADMSG). */
+/* The same on a file's bytes in memory, at any alignment. A file with a second PT_INTERP, DT_RPATH,
+ * DT_RUNPATH, DT_VERNEED or DT_VERDEF, a version table without its count, or with an offset or size
+ * that points outside data, is malformed (-EBADMSG). */
 int elf_file_parse(const uint8_t *data, size_t size, ElfFile **ret);
 ElfFile *elf_file_free(ElfFile *f);
 DEFINE_TRIVIAL_CLEANUP_FUNC(ElfFile *, elf_file_free);

@@ -33,6 +33,8 @@ ElfFile *elf_file_free(ElfFile *f) {
         strv_free(f->runpath);
         strv_free(f->dlopen);
         dlopen_features_free(f->dlopen_features, f->n_dlopen_features);
+        elf_version_needs_free(f->version_needs, f->n_version_needs);
+        strv_free(f->version_defs);
         free(f);
         return NULL;
 }
@@ -92,8 +94,69 @@ static int set_path_list(char ***list, const char *s) {
         return strv_split(s, ":", list);
 }
 
+/* A version table's tag (DT_VERNEED, DT_VERDEF) and count (DT_VERNEEDNUM, DT_VERDEFNUM) as the
+ * dynamic section gives them: each at most once, and neither without the other. */
+typedef struct VersionTable {
+        uint64_t vaddr, count;
+        bool have_vaddr, have_count;
+} VersionTable;
+
+static int version_table_set(bool *have, uint64_t *field, uint64_t value) {
+        if (*have)
+                return -EBADMSG;
+        *have = true;
+        *field = value;
+        return 0;
+}
+
+/* The table's bytes run from its address to the end of the file: the parsers check every entry
+ * against that. */
+static int version_table_locate(const Image *img, const VersionTable *t, uint64_t *ret_off) {
+        if (!t->have_vaddr && !t->have_count)
+                return 0;
+        if (!t->have_vaddr || !t->have_count)
+                return -EBADMSG;
+        /* The segment's p_offset comes from the file too: the address may map beyond its end. */
+        if (vaddr_to_offset(img, t->vaddr, ret_off) < 0 || !range_ok(img, *ret_off, 0))
+                return -EBADMSG;
+        return 1;
+}
+
+static int parse_versions(const Image *img, const VersionTable *need, const VersionTable *def,
+                          uint64_t strtab_off, uint64_t strsz, ElfFile *f) {
+        uint64_t off;
+        int r;
+
+        r = version_table_locate(img, need, &off);
+        if (r < 0)
+                return r;
+        if (r > 0) {
+                /* A second PT_DYNAMIC with its own table: as for DT_RPATH, not ours to pick one. */
+                if (f->n_version_needs > 0)
+                        return -EBADMSG;
+                r = elf_verneed_parse(img->data + off, img->size - off, need->count, img->data + strtab_off, strsz,
+                                      &f->version_needs, &f->n_version_needs);
+                if (r < 0)
+                        return r;
+        }
+        r = version_table_locate(img, def, &off);
+        if (r < 0)
+                return r;
+        if (r > 0) {
+                if (f->has_version_defs)
+                        return -EBADMSG;
+                r = elf_verdef_parse(img->data + off, img->size - off, def->count, img->data + strtab_off, strsz,
+                                     &f->version_defs);
+                if (r < 0)
+                        return r;
+                f->has_version_defs = true;
+        }
+        return 0;
+}
+
 static int parse_dynamic(const Image *img, const Elf64_Phdr *dyn, ElfFile *f) {
         uint64_t strtab_vaddr = 0, strtab_off, strsz = 0, n;
+        VersionTable need = {}, def = {};
         bool have_strtab = false;
         Elf64_Dyn d;
         int r;
@@ -106,14 +169,37 @@ static int parse_dynamic(const Image *img, const Elf64_Phdr *dyn, ElfFile *f) {
                 memcpy(&d, img->data + dyn->p_offset + i * sizeof(Elf64_Dyn), sizeof(d));
                 if (d.d_tag == DT_NULL)
                         break;
-                if (d.d_tag == DT_STRTAB) {
+                r = 0;
+                switch (d.d_tag) {
+                case DT_STRTAB:
                         strtab_vaddr = d.d_un.d_ptr;
                         have_strtab = true;
-                } else if (d.d_tag == DT_STRSZ)
+                        break;
+                case DT_STRSZ:
                         strsz = d.d_un.d_val;
+                        break;
+                case DT_VERNEED:
+                        r = version_table_set(&need.have_vaddr, &need.vaddr, d.d_un.d_ptr);
+                        break;
+                case DT_VERNEEDNUM:
+                        r = version_table_set(&need.have_count, &need.count, d.d_un.d_val);
+                        break;
+                case DT_VERDEF:
+                        r = version_table_set(&def.have_vaddr, &def.vaddr, d.d_un.d_ptr);
+                        break;
+                case DT_VERDEFNUM:
+                        r = version_table_set(&def.have_count, &def.count, d.d_un.d_val);
+                        break;
+                }
+                if (r < 0)
+                        return r;
         }
-        if (!have_strtab)
+        if (!have_strtab) {
+                /* Version names live in the string table. */
+                if (need.have_vaddr || need.have_count || def.have_vaddr || def.have_count)
+                        return -EBADMSG;
                 return 0;
+        }
 
         r = vaddr_to_offset(img, strtab_vaddr, &strtab_off);
         if (r < 0)
@@ -148,7 +234,7 @@ static int parse_dynamic(const Image *img, const Elf64_Phdr *dyn, ElfFile *f) {
                         return r;
         }
 
-        return 0;
+        return parse_versions(img, &need, &def, strtab_off, strsz, f);
 }
 
 /* The note's features, and their sonames flattened into f->dlopen in order. */

@@ -323,6 +323,12 @@ void manifest_mark_secret(Entry *e) {
         e->mode = 0400;
 }
 
+void manifest_mark_host_built(Entry *e) {
+        assert(e);
+        assert(e->type == ENTRY_FILE);
+        e->host_built = true;
+}
+
 static int collect_secret(Entry *e, void *userdata) {
         char ***secrets = userdata;
 

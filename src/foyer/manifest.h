@@ -34,6 +34,7 @@ typedef struct Entry {
         unsigned rdev_major, rdev_minor; /* ENTRY_CHAR_DEVICE */
         char *reason;
         bool secret;            /* a key file: mode 0400, and the image holding it is written 0600 */
+        bool host_built;        /* foyer's own program, built on the build host, not taken from the tree */
 } Entry;
 
 typedef struct Manifest {
@@ -73,6 +74,11 @@ int manifest_add_from_root(Manifest *m, const char *path, const char *reason, ch
 /* Marks the entry as a secret (a key file): mode 0400. The reason is left as it is; what makes the
  * image secret is the flag, see manifest_secrets(). */
 void manifest_mark_secret(Entry *e);
+/* Marks the entry as one of foyer's own programs (a generator, foyer-explain): it was built on the
+ * build host and runs with the tree's libraries, so the closure check compares the symbol versions
+ * it needs with the ones they define. */
+void manifest_mark_host_built(Entry *e);
+
 /* Returns the paths of the entries marked secret, sorted (NULL when there are none). */
 int manifest_secrets(Manifest *m, char ***ret);
 

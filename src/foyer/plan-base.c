@@ -290,6 +290,7 @@ static int add_generators(Manifest *m) {
                 r = manifest_add_file(m, dest, src, "foyer generator");
                 if (r < 0)
                         return log_error_errno(r, "Failed to add generator %s: %m", src);
+                manifest_mark_host_built(manifest_find(m, dest));
                 n++;
         }
         if (n == 0)

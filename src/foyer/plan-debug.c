@@ -68,8 +68,11 @@ static int add_explain(Manifest *m) {
                 return 0;
         }
         r = manifest_add_file(m, FOYER_EXPLAIN_PATH, src, "foyer-explain (foyer-failure-report.service)");
-        if (r < 0 && r != -EEXIST)
+        if (r == -EEXIST)
+                return 0;
+        if (r < 0)
                 return log_error_errno(r, "Failed to add %s: %m", src);
+        manifest_mark_host_built(manifest_find(m, FOYER_EXPLAIN_PATH));
         return 0;
 }
 

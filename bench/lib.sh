@@ -1,0 +1,74 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# shellcheck shell=bash
+# Sourced by bench/build.sh and bench/boot.sh: the tree, kernel and builders of one Debian suite.
+#
+# A suite is benchmarked on what it ships: its systemd, libraries, kernel and dracut. For the build
+# host's own suite that is the host (foyer build, the host's dracut); for another suite it is the
+# tree bench/mktree-dracut.sh makes (test/foyer/mktree.sh's tree with dracut-core installed), which
+# foyer reads with --root and dracut runs in, chrooted. Both builders thus read the same files.
+
+benchdir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+# bench_suite SUITE: sets bench_root (/ for the host), bench_kver and bench_kernel (the vmlinuz).
+bench_suite() {
+        local suite=$1 host d
+        # shellcheck disable=SC1091 # the host's os-release
+        host=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+        bench_kver=
+        if [[ $suite == "$host" ]]; then
+                bench_root=/
+                if [[ -n ${FOYER_KVER:-} ]]; then
+                        bench_kver=$FOYER_KVER
+                else
+                        for d in /usr/lib/modules/*/; do
+                                [[ -e $d/modules.order && -e /boot/vmlinuz-$(basename "$d") ]] && bench_kver=$(basename "$d")
+                        done
+                fi
+                bench_kernel=/boot/vmlinuz-$bench_kver
+                if ! command -v dracut >/dev/null; then
+                        echo "installing dracut-core on the host ..." >&2
+                        DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends dracut-core >&2
+                fi
+        else
+                bench_root=$("$benchdir/mktree-dracut.sh" "$suite" "${FOYER_TREE_CACHE:-/var/cache/foyer-trees}")
+                for d in "$bench_root"/usr/lib/modules/*/; do
+                        [[ -e $d/modules.order ]] && bench_kver=$(basename "$d")
+                done
+                bench_kernel=$bench_root/boot/vmlinuz-$bench_kver
+        fi
+        [[ -n $bench_kver && -r $bench_kernel ]] || { echo "bench: no kernel with modules for $suite" >&2; return 1; }
+}
+
+# The systemd version of the suite's tree, from its libsystemd-shared-NNN.so.
+bench_systemd_version() {
+        local f
+        f=$(find "$bench_root/usr/lib" -maxdepth 3 -name 'libsystemd-shared-*.so' -print -quit)
+        f=${f##*/libsystemd-shared-}
+        echo "${f%%[!0-9]*}"
+}
+
+# bench_foyer BUILDDIR OUT: foyer's generic image of the suite (its default compression, zstd).
+bench_foyer() {
+        FOYER_GENERATOR_DIR=$1/generators FOYER_UNIT_DIR=$1/units FOYER_HELPER_DIR=$1/src/failure \
+                "$1/src/foyer/foyer" build --root "$bench_root" --kver "$bench_kver" -o "$2" >/dev/null 2>&1
+}
+
+# bench_dracut OUT: dracut --no-hostonly of the suite, with its defaults. In a tree it runs chrooted,
+# in a mount namespace of its own with /proc, /sys and /dev, which disappear with it.
+bench_dracut() {
+        local out=$1
+        if [[ $bench_root == / ]]; then
+                dracut --quiet --force --no-hostonly --kver "$bench_kver" "$out" >/dev/null 2>&1
+                return
+        fi
+        # shellcheck disable=SC2016 # expanded by the inner shell
+        unshare --mount --propagation private /bin/sh -ec '
+                t=$1 kver=$2
+                mount --bind /dev "$t/dev"
+                mount -t proc proc "$t/proc"
+                mount -t sysfs sysfs "$t/sys"
+                mount -t tmpfs tmpfs "$t/tmp"
+                mount -t tmpfs tmpfs "$t/var/tmp"
+                chroot "$t" dracut --quiet --force --no-hostonly --kver "$kver" /tmp/bench-dracut.img
+                cp "$t/tmp/bench-dracut.img" "$3"' sh "$bench_root" "$bench_kver" "$out" >/dev/null 2>&1
+}
