@@ -108,7 +108,8 @@ int elf_verneed_parse(const uint8_t *table, size_t size, uint64_t count, const u
                 return -ENOMEM;
 
         for (uint64_t i = 0; i < count; i++) {
-                Elf64_Verneed vn;
+                /* Zeroed only for gcc 14, which cannot see that parse_one_need() fills it on success. */
+                Elf64_Verneed vn = {};
 
                 r = parse_one_need(table, size, offset, strtab, strsz, &vn, &parsed[n_parsed]);
                 if (r < 0)
