@@ -542,6 +542,13 @@ int plan_config(Manifest *m, const BuildConfig *c) {
                 if (r < 0)
                         return r;
         }
+        /* Before the tree's modprobe.d, so that a file of the same name there cannot shadow it. */
+        r = manifest_add_symlink(m, FOYER_DRIVER_MODPROBE_LINK, FOYER_DRIVER_MODPROBE_TARGET,
+                                 "rd.driver.blacklist= and rd.driver.post= from foyer-driver-generator");
+        if (r < 0)
+                return log_error_errno(r, "Failed to add %s: %m", FOYER_DRIVER_MODPROBE_LINK);
+        /* Module options and blacklists apply in the initrd as on the system, as with dracut. The
+         * tree's /lib/modprobe.d is /usr/lib/modprobe.d (merged /usr, like the image's skeleton). */
         FOREACH_STRING(d, "/usr/lib/modprobe.d", "/etc/modprobe.d", "/usr/lib/sysctl.d") {
                 r = add_conf_dir(m, d, "configuration");
                 if (r < 0)

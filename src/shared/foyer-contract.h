@@ -67,6 +67,31 @@
  * that every lvm command reads what the generator wrote. */
 #define FOYER_LVMLOCAL_TARGET FOYER_GENERATOR_NORMAL_DIR "/" FOYER_LVMLOCAL_CONF
 
+/* --- kernel modules: rd.driver.blacklist=, rd.driver.pre=, rd.driver.post= ------------------------ */
+
+/* What foyer-driver-generator (driver-generator.c) writes, relative to its normal output directory:
+ * modprobe.d lines, "blacklist NAME" for each rd.driver.blacklist= and rd.driver.post= module. It is
+ * written at every boot, empty but for comments without those parameters, so the link below never
+ * dangles. */
+#define FOYER_DRIVER_MODPROBE_CONF "foyer-driver/modprobe.conf"
+
+/* The same file at boot, and the image's link to it: the builder (plan-base.c) makes
+ * FOYER_DRIVER_MODPROBE_LINK a symlink to FOYER_DRIVER_MODPROBE_TARGET, so every modprobe, udev's
+ * module loading and systemd-modules-load in the initrd read what the generator wrote, from before
+ * the first unit starts. */
+#define FOYER_DRIVER_MODPROBE_TARGET FOYER_GENERATOR_NORMAL_DIR "/" FOYER_DRIVER_MODPROBE_CONF
+#define FOYER_DRIVER_MODPROBE_LINK "/etc/modprobe.d/foyer-driver.conf"
+
+/* The units that load the modules of rd.driver.pre= (before systemd-udevd.service) and
+ * rd.driver.post= (once udev has settled, before initrd-root-device.target), one instance per
+ * module, named "PREFIX@<unit_name_escape(module)>.service". units/meson.build names the templates
+ * after these (units/foyer-driver-pre@.service.in, foyer-driver-post@.service.in);
+ * foyer-driver-generator links the instances. */
+#define FOYER_DRIVER_PRE_PREFIX "foyer-driver-pre"
+#define FOYER_DRIVER_PRE_TEMPLATE FOYER_DRIVER_PRE_PREFIX "@.service"
+#define FOYER_DRIVER_POST_PREFIX "foyer-driver-post"
+#define FOYER_DRIVER_POST_TEMPLATE FOYER_DRIVER_POST_PREFIX "@.service"
+
 /* --- foyer's own programs in the image ------------------------------------------------------------- */
 
 /* Where the builder puts foyer's programs in the image, whatever the build's prefix. */

@@ -11,7 +11,8 @@
  *   - there are only directories, regular files and symlinks, and every symlink points to a unit of
  *     /usr/lib/systemd/ or /lib/systemd/, to /dev/null, or (relative) into the output directories;
  *   - every line of every file is blank, a comment, "[Section]" or "key=value" (lvm's lvmlocal.conf:
- *     any line), and no line has a control character but tab or ends in a backslash.
+ *     any line; foyer-driver's modprobe.conf: comments and "blacklist NAME", NAME one word without
+ *     '/'), and no line has a control character but tab or ends in a backslash.
  * A violation abort()s with the file named. The generators are linked in, compiled with
  * -DFOYER_FUZZ_GENERATOR=fuzz_generator_main_NAME (see FOYER_DEFINE_MAIN() in generator.h); each one
  * frees and resets its arg_* state itself when it returns, so leaks and stale state show up too.
@@ -32,6 +33,7 @@ int fuzz_generator_main_crypt(int argc, char *argv[]);
 int fuzz_generator_main_lvm(int argc, char *argv[]);
 int fuzz_generator_main_debug(int argc, char *argv[]);
 int fuzz_generator_main_gpt_auto(int argc, char *argv[]);
+int fuzz_generator_main_driver(int argc, char *argv[]);
 
 static const struct {
         const char *name;
@@ -42,6 +44,7 @@ static const struct {
         { "foyer-lvm-generator", fuzz_generator_main_lvm },
         { "foyer-debug-generator", fuzz_generator_main_debug },
         { "foyer-gpt-auto-generator", fuzz_generator_main_gpt_auto },
+        { "foyer-driver-generator", fuzz_generator_main_driver },
 };
 
 #define OUT "a/b"
@@ -60,7 +63,14 @@ static int write_part(const char *dir, const char *name, const char *text, char 
         return 0;
 }
 
-static void check_line(const char *path, const char *line, size_t n, bool free_form) {
+/* How the lines of a file must look: a unit file, lvm's free-form lvmlocal.conf, or modprobe.d. */
+typedef enum FileForm {
+        FORM_UNIT,
+        FORM_FREE,
+        FORM_MODPROBE,
+} FileForm;
+
+static void check_line(const char *path, const char *line, size_t n, FileForm form) {
         const char *eq;
 
         for (size_t i = 0; i < n; i++)
@@ -68,7 +78,20 @@ static void check_line(const char *path, const char *line, size_t n, bool free_f
                         violation(path, "control character in a line");
         if (n > 0 && line[n - 1] == '\\')
                 violation(path, "line ends in a backslash");
-        if (free_form || n == 0 || line[0] == '#' || line[0] == ';')
+        if (form == FORM_FREE || n == 0 || line[0] == '#')
+                return;
+        if (form == FORM_MODPROBE) {
+                /* foyer-driver-generator writes only "blacklist NAME", NAME one word that is no path. */
+                const size_t k = strlen("blacklist ");
+
+                if (n <= k || strncmp(line, "blacklist ", k) != 0)
+                        violation(path, "modprobe.d line is not \"blacklist NAME\"");
+                for (size_t i = k; i < n; i++)
+                        if (strchr(" \t/\\#", line[i]) || (unsigned char) line[i] >= 0x80)
+                                violation(path, "module name is not one plain word");
+                return;
+        }
+        if (line[0] == ';')
                 return;
         if (line[0] == '[') {
                 if (line[n - 1] != ']' || n < 3)
@@ -80,7 +103,7 @@ static void check_line(const char *path, const char *line, size_t n, bool free_f
                 violation(path, "line is not key=value");
 }
 
-static void check_file(const char *path, bool free_form) {
+static void check_file(const char *path, FileForm form) {
         _cleanup_free_ char *text = NULL;
         size_t size = 0;
 
@@ -90,7 +113,7 @@ static void check_file(const char *path, bool free_form) {
                 const char *nl = memchr(text + i, '\n', size - i);
                 size_t n = nl ? (size_t) (nl - (text + i)) : size - i;
 
-                check_line(path, text + i, n, free_form);
+                check_line(path, text + i, n, form);
                 i += n + 1;
         }
 }
@@ -133,7 +156,7 @@ static void check_symlink(const char *path, const char *outdir) {
 }
 
 /* Walks dir (below the parent, relative name rel); level: 0 parent, 1 a, 2 a/b, 3 and more outputs. */
-static void check_tree(const char *dir, const char *outdir, unsigned level, bool lvm) {
+static void check_tree(const char *dir, const char *outdir, unsigned level, FileForm form) {
         DIR *d = opendir(dir);
         struct dirent *de;
 
@@ -155,9 +178,11 @@ static void check_tree(const char *dir, const char *outdir, unsigned level, bool
                 if (lstat(p, &st) < 0)
                         violation(p, "cannot stat");
                 if (S_ISDIR(st.st_mode))
-                        check_tree(p, outdir, level + 1, lvm || streq(de->d_name, "foyer-lvm"));
+                        check_tree(p, outdir, level + 1,
+                                   streq(de->d_name, "foyer-lvm") ? FORM_FREE :
+                                   streq(de->d_name, "foyer-driver") ? FORM_MODPROBE : form);
                 else if (S_ISREG(st.st_mode))
-                        check_file(p, lvm);
+                        check_file(p, form);
                 else if (S_ISLNK(st.st_mode))
                         check_symlink(p, outdir);
                 else
@@ -197,6 +222,13 @@ static void plant(const char *parent) {
         } else if (streq(kind, "backslash")) {
                 p = strjoin(parent, "/" OUT "/normal/evil.service");
                 text = "[Mount]\nOptions=ro\\\n";
+        } else if (streq(kind, "modprobe")) {
+                _cleanup_free_ char *dir = strjoin(parent, "/" OUT "/normal/foyer-driver");
+
+                if (!dir || mkdir_p(dir, 0755) < 0)
+                        abort();
+                p = strjoin(dir, "/evil.conf");
+                text = "blacklist ../evil\n";
         } else if (streq(kind, "symlink")) {
                 p = strjoin(parent, "/" OUT "/normal/evil.service");
                 link = "../../../../etc/passwd";
@@ -229,7 +261,7 @@ static void run_one(int i, const char *tmp) {
         argv[4] = NULL;
         (void) generators[i].main(4, argv);
         plant(parent);
-        check_tree(parent, outdir, 0, false);
+        check_tree(parent, outdir, 0, FORM_UNIT);
         remove_tree(parent);
 }
 

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# test-injection.sh ROOT_GENERATOR CRYPT_GENERATOR DEBUG_GENERATOR
+# test-injection.sh ROOT_GENERATOR CRYPT_GENERATOR DEBUG_GENERATOR DRIVER_GENERATOR
 #
 # Input that would escape the output directories or add lines to a unit (deliberate differences from
 # systemd 252, see docs/kernel-command-line.md):
@@ -13,11 +13,14 @@
 #     fstab field) or a trailing backslash (rootflags=, fstab options, crypttab fields): that value or
 #     entry is refused with a log line naming the parameter or file, no file contains the injected
 #     text, and the rest is written.
+#  3. A module name of rd.driver.*= that is a path, holds a newline, a space or a '#', or starts with
+#     '-': that name is refused with a log line naming the parameter, no file contains it, and the
+#     other names of the list are written.
 set -u
 # shellcheck source=SCRIPTDIR/lib.sh
 source "$(dirname "$(realpath "$0")")/lib.sh"
 begin_error_test "$1"
-root=$generator crypt=$(realpath "$2") debug=$(realpath "$3")
+root=$generator crypt=$(realpath "$2") debug=$(realpath "$3") driver=$(realpath "$4")
 
 # run GENERATOR CMDLINE [VAR=value...]: into $tmp/s/a/b/{normal,early,late}, stderr in $tmp/log;
 # $out is the output parent.
@@ -182,6 +185,22 @@ check_not_injected Evil
 check_exists normal/systemd-cryptsetup@ok.service
 n=$(find "$out/normal" -name 'systemd-cryptsetup@*.service' -type f | wc -l)
 [[ $n == 1 ]] || fail_with "$n volumes written, expected only ok"
+
+# 3. rd.driver.*: the bad names are refused, each with its parameter named; the good ones are written.
+what="rd.driver.* names"
+run "$driver" $'rd.driver.pre=../../../Evil,loop rd.driver.blacklist="floppy\nEvil=1",pcspkr rd.driver.post="zram Evil",brd,-Evil rd.driver.blacklist=#Evil'
+check_exit 0
+check_contained
+for p in rd.driver.pre= rd.driver.blacklist= rd.driver.post=; do
+        check_log "$p"
+done
+check_not_injected Evil
+check_exists normal/sysinit.target.wants/foyer-driver-pre@loop.service
+check_exists normal/initrd-root-device.target.wants/foyer-driver-post@brd.service
+grep -qx 'blacklist pcspkr' "$out/normal/foyer-driver/modprobe.conf" || fail_with "pcspkr is not blacklisted"
+grep -qx 'blacklist brd' "$out/normal/foyer-driver/modprobe.conf" || fail_with "brd is not blacklisted"
+n=$(find "$out/normal" -name 'foyer-driver-*@*.service' | wc -l)
+[[ $n == 2 ]] || fail_with "$n module units linked, expected loop and brd"
 
 ((fail == 0)) && echo "ok"
 exit "$fail"

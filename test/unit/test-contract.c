@@ -119,6 +119,13 @@ TEST(units_carry_the_contract) {
                 { FOYER_FAILURE_REPORT_SERVICE, "ExecStart=" FOYER_EXPLAIN_PATH },
                 { FOYER_BREAK_TEMPLATE, "AssertPathExists=" FOYER_INITRD_RELEASE },
                 { FOYER_BREAK_TEMPLATE, "ExecStart=-" FOYER_BREAK_SHELL_PATH },
+                /* The templates whose instances foyer-driver-generator links: each loads %I
+                 * itself, without modprobe's -b, which would honour the generator's blacklist. */
+                { FOYER_DRIVER_PRE_TEMPLATE, "ExecStart=/usr/sbin/modprobe -- %I" },
+                { FOYER_DRIVER_PRE_TEMPLATE, "Before=systemd-udevd.service systemd-udev-trigger.service systemd-modules-load.service" },
+                { FOYER_DRIVER_POST_TEMPLATE, "ExecStart=/usr/sbin/modprobe -- %I" },
+                { FOYER_DRIVER_POST_TEMPLATE, "ExecStartPre=-/usr/bin/udevadm settle" },
+                { FOYER_DRIVER_POST_TEMPLATE, "Before=initrd-root-device.target" },
                 { "emergency.target.d/10-foyer-failure-report.conf", "Wants=" FOYER_FAILURE_REPORT_SERVICE },
                 { "initrd-parse-etc.service.d/10-foyer.conf",
                   "ExecStart=@" FOYER_ROOT_GENERATOR_PATH " " FOYER_SYSROOT_FSTAB_CHECK },
