@@ -35,7 +35,8 @@ targets=()
 for name in "$@"; do
         targets+=("test/fuzz/fuzz-$name")
 done
-ninja -C "$build" "${targets[@]}" >/dev/null
+ninja -C "$build" "${targets[@]}" >"$build/ninja.log" 2>&1 ||
+        { tail -n 40 "$build/ninja.log"; echo "run-libfuzzer.sh: building the harnesses failed (log: $build/ninja.log)"; exit 1; }
 
 # One harness: prints its verdict (with the log's tail and the inputs on failure); exit 1 on a finding.
 run_one() {
