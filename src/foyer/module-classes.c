@@ -266,7 +266,7 @@ int module_classes_select(struct kmod_ctx *ctx, const char *modules_dep, module_
                         if (r < 0)
                                 return r;
                         if (r == 0)
-                                log_debug("Leaving out %s (%s): %s.", name, class->why, why);
+                                log_debug("Not adding %s for its class (%s): %s.", name, class->why, why);
                         else {
                                 r = add(mod, class->why, userdata);
                                 if (r < 0)
