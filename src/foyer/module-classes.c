@@ -185,6 +185,11 @@ static int module_wanted(const ModuleClass *class, struct kmod_module *mod, cons
                         return 0;
                 }
 
+        /* Before the symbols, which mean reading (and maybe decompressing) the module. */
+        *ret_why = excluded_by_dependency(mod);
+        if (*ret_why)
+                return 0;
+
         r = kmod_module_get_dependency_symbols(mod, &symbols);
         if (r < 0 || !symbols) {
                 /* A kernel without CONFIG_MODVERSIONS records no imported symbols: keep the
@@ -211,8 +216,7 @@ static int module_wanted(const ModuleClass *class, struct kmod_module *mod, cons
                 *ret_why = "uses none of the class's functions";
                 return 0;
         }
-        *ret_why = excluded_by_dependency(mod);
-        return *ret_why ? 0 : 1;
+        return 1;
 }
 
 /* The module name of a modules.dep path: its file name up to ".ko", with '-' as '_'. */
