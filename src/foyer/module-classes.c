@@ -31,15 +31,16 @@ static const char *const block_symbols[] = {
         "blk_alloc_disk", "blk_mq_alloc_request", "blk_mq_destroy_queue",
 };
 
-/* What a HID transport driver calls: it creates the HID devices of a bus (usbhid, i2c-hid, Intel
- * ISH, Surface, Hyper-V, uhid, Logitech's receivers). hid-generic then drives a keyboard on any of
- * them; the vendor drivers some keyboards need are default modules by name. */
+/* What a HID transport driver calls: it creates the HID devices of a bus (usbhid, i2c-hid, Surface,
+ * Hyper-V, Logitech's receivers). hid-generic then drives a keyboard on any of them; surface_kbd,
+ * the one keyboard it cannot drive, is a default module by name. */
 static const char *const hid_transport_symbols[] = { "hid_add_device" };
 
 typedef struct ModuleClass {
         const char *dir;                /* below the module directory, without the trailing slash */
-        const char *const *uses;        /* NULL, or only the modules that import one of these (the
-                                         * name's part), minus the exclusions below */
+        const char *const *uses;        /* NULL (every module), or only the modules that import a
+                                         * symbol with one of these in its name, minus the
+                                         * exclusions below */
         size_t n_uses;
         const char *why;
 } ModuleClass;
@@ -51,18 +52,19 @@ typedef struct ModuleClass {
 /* The classes. A module that is built in is skipped by modules.c; dependencies, soft dependencies
  * and firmware come with each module there. */
 static const ModuleClass classes[] = {
-        /* SATA and PATA host adapters (AHCI, ata_piix, the sata_* and pata_* chips). */
+        /* SATA host adapters: AHCI, the sata_* chips (parallel ATA is left out below). */
         { "kernel/drivers/ata",                 BLOCK, "SATA/PATA controllers" },
         /* SCSI, SAS and RAID host adapters: megaraid_sas, mpt3sas, hpsa, aacraid, smartpqi,
          * vmw_pvscsi, hv_storvsc, virtio_scsi, xen-scsifront, the disk and CD-ROM drivers. */
         { "kernel/drivers/scsi",                BLOCK, "SCSI/SAS/RAID controllers" },
-        /* LSI Fusion MPT: mptsas (QEMU's mptsas1068, older LSI SAS) and mptspi (VMware's LSI Logic). */
+        /* LSI Fusion MPT: mptsas (QEMU's mptsas1068, older LSI SAS); mptspi (VMware's "LSI Logic
+         * Parallel") is parallel SCSI, left out below and a default module by name. */
         { "kernel/drivers/message/fusion",      BLOCK, "LSI Fusion MPT controllers" },
         /* NVMe over PCIe (the fabrics are network storage, left out by the filter). */
         { "kernel/drivers/nvme/host",           BLOCK, "NVMe" },
         /* SD/MMC and eMMC: the block driver and the host controllers (sdhci, rtsx, ...). */
         { "kernel/drivers/mmc",                 BLOCK, "SD/MMC controllers" },
-        /* Block drivers of their own: virtio_blk, xen-blkfront, mtip32xx, loop, floppy, ... */
+        /* Block drivers of their own: virtio_blk, xen-blkfront, mtip32xx, loop, ... */
         { "kernel/drivers/block",               BLOCK, "block device drivers" },
         /* Device mapper and MD's core (their targets and personalities come with LVM and RAID). */
         { "kernel/drivers/md",                  BLOCK, "device mapper/MD core" },
@@ -76,9 +78,10 @@ static const ModuleClass classes[] = {
          * serial-input ports they sit on (i8042, Hyper-V's keyboard). */
         { "kernel/drivers/input/keyboard",      ALL, "keyboards" },
         { "kernel/drivers/input/serio",         ALL, "keyboard ports" },
-        /* HID transports: usbhid, i2c-hid (laptops' internal keyboards), Intel ISH, Surface,
-         * Hyper-V. The vendor drivers are over a hundred modules, mostly for game controllers,
-         * tablets, mice and sensors: all of them would take a quarter of the image's budget. */
+        /* HID transports: usbhid, i2c-hid (laptops' internal keyboards), Surface, Hyper-V. The
+         * vendor drivers are over a hundred modules, mostly for game controllers, tablets, mice
+         * and sensors: on bookworm they would add over a megabyte, more than the image has left
+         * under half of dracut's. */
         { "kernel/drivers/hid",                 HID_TRANSPORT, "HID transports" },
 };
 
