@@ -141,7 +141,8 @@ int build_image(const BuildConfig *c, int out_fd, char ***ret_keys) {
                         r = log_oom();
                         goto finish;
                 }
-        r = modules_add(m, &p, wanted, c->add_modules);
+        /* The image is always the generic one: the hardware classes too. */
+        r = modules_add(m, &p, wanted, c->add_modules, true);
         if (r < 0)
                 goto finish;
 

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include "log.h"
+#include "module-classes.h"
 #include "modules.h"
 #include "process-util.h"
 #include "util.h"
@@ -147,6 +148,27 @@ static int add_by_name(ModuleState *s, struct kmod_ctx *ctx, const char *name, b
         return add_module_list(s, list, required ? "requested" : "default set");
 }
 
+static int add_class_module(struct kmod_module *mod, const char *why, void *userdata) {
+        return add_module(userdata, mod, why);
+}
+
+/* The hardware classes (module-classes.c), walked in the order of the tree's modules.dep. */
+static int add_classes(ModuleState *s, struct kmod_ctx *ctx) {
+        _cleanup_free_ char *ipath = strjoin("/usr/lib/modules/", s->probe->kver, "/modules.dep"),
+                            *path = NULL, *text = NULL;
+        int r;
+
+        if (!ipath)
+                return log_oom();
+        r = path_in_root(s->manifest->root, ipath, false, &path);
+        if (r < 0)
+                return log_error_errno(r, "Failed to resolve %s in %s: %m", ipath, s->manifest->root);
+        r = read_full_file(path, &text, NULL);
+        if (r < 0)
+                return log_error_errno(r, "Failed to read %s: %m", path);
+        return module_classes_select(ctx, text, add_class_module, s);
+}
+
 /* slot: the cleanup slot of base; the signal handler stops depmod before it removes base. */
 static int run_depmod(const char *base, const char *kver, int slot) {
         const char *argv[] = { "depmod", "-b", base, kver, NULL };
@@ -286,7 +308,7 @@ finish:
         return r;
 }
 
-int modules_add(Manifest *m, const Probe *p, char * const *wanted, char * const *required) {
+int modules_add(Manifest *m, const Probe *p, char * const *wanted, char * const *required, bool classes) {
         _cleanup_(kmod_unrefp) struct kmod_ctx *ctx = NULL;
         _cleanup_strv_free_ char **config = NULL;
         ModuleState s = { .manifest = m, .probe = p };
@@ -322,6 +344,11 @@ int modules_add(Manifest *m, const Probe *p, char * const *wanted, char * const 
         }
         STRV_FOREACH(n, wanted) {
                 r = add_by_name(&s, ctx, *n, false);
+                if (r < 0)
+                        goto finish;
+        }
+        if (classes) {
+                r = add_classes(&s, ctx);
                 if (r < 0)
                         goto finish;
         }

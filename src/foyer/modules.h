@@ -8,5 +8,6 @@
 #include "probe.h"
 
 /* Adds wanted modules (missing ones are skipped with a debug message) and required ones (missing
- * ones are an error naming them), with everything they need, plus modules.dep and friends. */
-int modules_add(Manifest *m, const Probe *p, char * const *wanted, char * const *required);
+ * ones are an error naming them), with classes the hardware classes of module-classes.c, with
+ * everything they need, plus modules.dep and friends. */
+int modules_add(Manifest *m, const Probe *p, char * const *wanted, char * const *required, bool classes);

@@ -134,13 +134,21 @@ static const char *const config_files[] = {
         "/usr/lib/tmpfiles.d/static-nodes-permissions.conf",
 };
 
+/* Modules by name, beside the hardware classes of module-classes.c (which take whole directories of
+ * the module tree): what the classes leave out on purpose but some machine boots from, and what
+ * lives outside their directories. */
 const char *const plan_default_modules[] = {
         /* virtual machines */
         "virtio_blk", "virtio_scsi", "virtio_pci",
-        /* SCSI, SATA, NVMe */
-        "sd_mod", "sr_mod", "ahci", "ata_piix", "nvme",
-        /* USB storage and host controllers */
+        /* Hyper-V's disks (storvsc registers an FC transport, which the classes leave out), Xen's */
+        "hv_storvsc", "xen_blkfront",
+        /* parallel SCSI that hypervisors still emulate: VMware's "LSI Logic Parallel", QEMU's lsi */
+        "mptspi", "sym53c8xx",
+        /* SCSI, SATA, NVMe (ata_piix is also QEMU's IDE; the classes leave out parallel ATA) */
+        "sd_mod", "sr_mod", "ahci", "ata_piix", "nvme", "vmd",
+        /* USB storage and host controllers (the PCI ones and the platform ones of SoCs) */
         "usb_storage", "uas", "xhci_pci", "ehci_pci", "ohci_pci", "uhci_hcd",
+        "xhci_plat_hcd", "ehci_platform", "ohci_platform",
         /* MMC */
         "mmc_block", "sdhci_pci", "sdhci_acpi",
         /* file systems */
@@ -152,8 +160,13 @@ const char *const plan_default_modules[] = {
         "algif_skcipher",
         /* LVM targets beyond linear and striped (both in dm_mod): snapshots, mirrors, thin, cache, raid */
         "dm_snapshot", "dm_mirror", "dm_zero", "dm_thin_pool", "dm_cache", "dm_cache_smq", "dm_raid",
-        /* keyboards, for the passphrase prompt */
-        "hid_generic", "usbhid", "atkbd", "i8042",
+        /* keyboards, for the passphrase prompt: PS/2, USB and I2C HID (i2c_hid_acpi binds laptops'
+         * internal keyboards; on Intel laptops their I2C controller sits behind LPSS), virtio's,
+         * Hyper-V's, and the Surface type cover, the one HID keyboard hid_generic cannot drive
+         * (its vendor drivers only add hot keys and back lights; --add-module adds them). */
+        "hid_generic", "usbhid", "atkbd", "i8042", "i2c_hid_acpi", "intel_lpss_pci", "intel_lpss_acpi",
+        "i2c_designware_platform", "i2c_designware_pci", "virtio_input", "hyperv_keyboard", "hid_hyperv",
+        "surface_kbd",
         "loop",
         /* systemd (PID 1) loads it early for automount units */
         "autofs4",
