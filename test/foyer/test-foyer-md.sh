@@ -68,6 +68,6 @@ rm "$root/usr/sbin/mdadm"
 grep -q 'mdadm is not installed' "$tmp/build.log" || fail "the build does not say that the image has no MD support"
 unpack "$tmp/c.img" "$tmp/c"
 for f in usr/sbin/mdadm etc/foyer/mdadm.conf etc/mdadm/mdadm.conf etc/mdadm.conf usr/lib/udev/rules.d/64-md-raid-assembly.rules; do
-        [ ! -e "$tmp/c/$f" ] && [ ! -L "$tmp/c/$f" ] || fail "/$f is in an image of a tree without mdadm"
+        if [ -e "$tmp/c/$f" ] || [ -L "$tmp/c/$f" ]; then fail "/$f is in an image of a tree without mdadm"; fi
 done
 echo ok
