@@ -117,10 +117,14 @@ static int parse_cmdline_item(const char *key, const char *value, void *data) {
         return 0;
 }
 
-/* mdadm.conf(5): a line that starts with a keyword (mdadm compares its first three letters, in any
- * case) begins an entry; lines that start with white space continue it; '#' starts a comment. */
+/* As mdadm reads mdadm.conf (conf_word(), match_keyword()): an entry starts at a line that does not
+ * start with white space; its first word is the keyword, matched without case and abbreviated to no
+ * less than three letters; lines that start with white space continue it, also after blank and
+ * comment lines; '#' starts a comment. */
 static bool conf_line_is_keyword(const char *line, const char *keyword) {
-        return strncasecmp(line, keyword, 3) == 0;
+        size_t n = strcspn(line, " \t#");
+
+        return n >= 3 && n <= strlen(keyword) && strncasecmp(line, keyword, n) == 0;
 }
 
 /* Copies the image's mdadm.conf into f. With only_auto_off, the ARRAY and AUTO entries (with their
@@ -146,11 +150,12 @@ static int copy_image_conf(FILE *f, bool only_auto_off) {
                 next = strchr(line, '\n');
                 if (next)
                         *next++ = '\0';
-                if (only_auto_off && *line != '#' && *line != '\0' && !isspace((unsigned char) *line))
+                bool blank = line[strspn(line, " \t")] == '\0' || line[strspn(line, " \t")] == '#';
+
+                /* A blank or comment line neither starts nor ends an entry, and needs no '#'. */
+                if (only_auto_off && !blank && !isspace((unsigned char) *line))
                         commenting = conf_line_is_keyword(line, "ARRAY") || conf_line_is_keyword(line, "AUTO");
-                else if (*line == '\0')
-                        commenting = false;
-                fprintf(f, "%s%s\n", commenting && *line != '#' ? "#foyer: " : "", line);
+                fprintf(f, "%s%s\n", commenting && !blank ? "#foyer: " : "", line);
         }
         return 0;
 }
