@@ -10,8 +10,8 @@
  *
  * mdadm reads its configuration through a symlink to the file foyer-md-generator writes at boot
  * (FOYER_MDADM_CONF_TARGET), which is the tree's mdadm.conf, copied here to FOYER_MDADM_IMAGE_CONF,
- * unless rd.md=, rd.md.uuid= or rd.md.conf= say otherwise. A build host without mdadm gets an image
- * without MD support, as with dracut. */
+ * unless rd.md=, rd.md.uuid= or rd.md.conf= say otherwise. A build host without mdadm's assembly rule
+ * (the mdadm package) gets an image without MD support, as with dracut. */
 
 #include <unistd.h>
 
@@ -22,7 +22,9 @@
 #include "util.h"
 
 static const Item md_items[] = {
-        { "/usr/sbin/mdadm",                    NEED_REQUIRED, "MD RAID assembly (64-md-raid-assembly.rules)" },
+        /* Optional here only so that a tree that has mdadm's rules and units but lacks mdadm fails in
+         * the closure check, which names the units and rules that run it. */
+        { "/usr/sbin/mdadm",                    NEED_OPTIONAL, "MD RAID assembly (64-md-raid-assembly.rules)" },
         /* 63-md-raid-arrays.rules: the container of an IMSM/DDF array, for mdmon@.service. */
         { "/usr/bin/readlink",                  NEED_REQUIRED, "63-md-raid-arrays.rules" },
         { "/usr/bin/basename",                  NEED_REQUIRED, "63-md-raid-arrays.rules" },
@@ -71,16 +73,17 @@ static int plan_md_conf(Manifest *m) {
 }
 
 int plan_md(Manifest *m, const BuildConfig *c) {
-        _cleanup_free_ char *mdadm = NULL;
+        _cleanup_free_ char *rule = NULL;
         int r;
 
         (void) c;
-        r = path_in_root(m->root, "/usr/sbin/mdadm", false, &mdadm);
+        /* The package is there when its assembly rule is; then the rest must be too. */
+        r = path_in_root(m->root, RULESDIR "/64-md-raid-assembly.rules", false, &rule);
         if (r == -ENOMEM)
                 return log_oom();
-        if (r < 0 || access(mdadm, X_OK) < 0) {
+        if (r < 0 || access(rule, R_OK) < 0) {
                 log_info("%s%s is not there (mdadm is not installed): the image will not assemble MD RAID.",
-                         streq(m->root, "/") ? "" : m->root, "/usr/sbin/mdadm");
+                         streq(m->root, "/") ? "" : m->root, RULESDIR "/64-md-raid-assembly.rules");
                 return 0;
         }
         r = plan_add_items(m, md_items, ELEMENTSOF(md_items));

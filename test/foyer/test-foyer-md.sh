@@ -7,8 +7,9 @@
 #    foyer-md-generator writes;
 #  - run inside the image with rd.md.uuid=, the generator's file is what mdadm finds at
 #    /etc/mdadm/mdadm.conf: auto-assembly off, the array named, the tree's ARRAY line commented out;
-#  - a tree with only /etc/mdadm.conf gives that file; a tree without mdadm gives an image without
-#    any of it (and a build that says so).
+#  - a tree with only /etc/mdadm.conf gives that file; a tree with mdadm's rules and units but
+#    without mdadm fails to build, naming a unit that runs it; a tree without the mdadm package gives
+#    an image without any of it (and a build that says so).
 # Usage: test-foyer-md.sh FOYER GENERATOR-DIR UNIT-DIR
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$(dirname "$0")/lib.sh" "$@"
@@ -62,8 +63,17 @@ echo 'ARRAY /dev/md/alt UUID=fedcba98:76543210:fedcba98:76543210' >"$root/etc/md
 unpack "$tmp/b.img" "$tmp/b"
 cmp "$root/etc/mdadm.conf" "$tmp/b/etc/foyer/mdadm.conf" || fail "/etc/foyer/mdadm.conf is not the tree's /etc/mdadm.conf"
 
-echo "== a tree without mdadm"
-rm "$root/usr/sbin/mdadm"
+echo "== a tree with mdadm's units but without mdadm"
+mv "$root/usr/sbin/mdadm" "$tmp/mdadm"
+if "$foyer" build --root "$root" --kver "$kver" -o "$tmp/x.img" >"$tmp/build.log" 2>&1; then
+        fail "the build succeeded without /usr/sbin/mdadm"
+fi
+grep -F 'Unit mdadm-last-resort@.service: ' "$tmp/build.log" | grep -qF ' /usr/sbin/mdadm ' ||
+        { cat "$tmp/build.log"; fail "the error does not name mdadm-last-resort@.service and /usr/sbin/mdadm"; }
+
+echo "== a tree without the mdadm package"
+rm -f "$root"/usr/lib/udev/rules.d/*-md-*.rules "$root"/usr/lib/systemd/system/md*.service \
+      "$root"/usr/lib/systemd/system/md*.timer "$root"/usr/lib/systemd/system/mdadm*
 "$foyer" build --root "$root" --kver "$kver" -o "$tmp/c.img" >"$tmp/build.log" 2>&1 || { cat "$tmp/build.log"; fail "foyer build"; }
 grep -q 'mdadm is not installed' "$tmp/build.log" || fail "the build does not say that the image has no MD support"
 unpack "$tmp/c.img" "$tmp/c"
