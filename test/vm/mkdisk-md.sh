@@ -85,7 +85,9 @@ stage() {       # FSTAB-LINE
 # The setup VM: the foyer image's debug shell (rd.break=initqueue, udev has seen the disks),
 # rd.md=0 so that udev leaves the new array to mdadm --create. The disks are attached writable
 # through qemu-args (vm-run's own --drive disks are snapshots). Each step of the shell is one
-# "send" whose command prints MARK-42 at its end on success.
+# "send" whose command prints MARK-42 at its end on success. The image has no sync(1): what is
+# written reaches the disks when the last user of a device closes it (cat, cryptsetup close,
+# mdadm --stop write their superblocks and flush).
 setup_head() {  # DISK...
         local drives=() d
         for d in "$@"; do drives+=("-drive file=$d,format=raw,if=virtio,cache=unsafe"); done
@@ -112,7 +114,7 @@ md-raid1)
         cp --sparse=always "$work/1.img" "$work/2.img"
         {
                 setup_head "$work/1.img" "$work/2.img"
-                setup_step 120 MD-CREATED "udevadm settle; modprobe raid1 && mdadm --create /dev/md/root --run --assume-clean --metadata=1.0 --level=1 --raid-devices=2 --bitmap=none --homehost=any --name=root --uuid=$MD_UUID /dev/vda /dev/vdb && udevadm settle && mdadm --stop /dev/md/root && sync"
+                setup_step 120 MD-CREATED "udevadm settle; modprobe raid1 && mdadm --create /dev/md/root --run --assume-clean --metadata=1.0 --level=1 --raid-devices=2 --bitmap=none --homehost=any --name=root --uuid=$MD_UUID /dev/vda /dev/vdb && udevadm settle && mdadm --stop /dev/md/root"
                 setup_tail
         } > "$work/setup.scenario"
         md_uuid=$MD_UUID
@@ -126,8 +128,8 @@ md-raid1-luks-lvm)
                 setup_head "$work/1.img" "$work/2.img" "$work/root.fs"
                 setup_step 120 MD-CREATED "udevadm settle; modprobe raid1 && mdadm --create /dev/md/crypt --run --metadata=1.2 --level=1 --raid-devices=2 --bitmap=none --homehost=any --name=crypt --uuid=$MD_LUKS_ARRAY_UUID /dev/vda /dev/vdb && udevadm settle"
                 setup_step 120 LUKS-OPEN "printf %s $MD_PASSPHRASE | cryptsetup luksFormat --batch-mode --type luks2 --pbkdf pbkdf2 --pbkdf-force-iterations 1000 --uuid $MD_LUKS_UUID --key-file - /dev/md/crypt && printf %s $MD_PASSPHRASE | cryptsetup open --key-file - /dev/md/crypt mdcrypt && udevadm settle"
-                setup_step 300 LV-WRITTEN "lvm pvcreate /dev/mapper/mdcrypt && lvm vgcreate vgmd /dev/mapper/mdcrypt && lvm lvcreate -y -n root -L 340M vgmd && udevadm settle && cat /dev/vdc > /dev/vgmd/root && sync"
-                setup_step 120 MD-STOPPED "lvm vgchange -an vgmd && cryptsetup close mdcrypt && udevadm settle && mdadm --stop /dev/md/crypt && sync"
+                setup_step 300 LV-WRITTEN "lvm pvcreate /dev/mapper/mdcrypt && lvm vgcreate vgmd /dev/mapper/mdcrypt && lvm lvcreate -y -n root -L 340M vgmd && udevadm settle && cat /dev/vdc > /dev/vgmd/root"
+                setup_step 120 MD-STOPPED "lvm vgchange -an vgmd && cryptsetup close mdcrypt && udevadm settle && mdadm --stop /dev/md/crypt"
                 setup_tail
         } > "$work/setup.scenario"
         md_uuid=$MD_LUKS_ARRAY_UUID
