@@ -160,6 +160,9 @@ const char *const plan_default_modules[] = {
         "algif_skcipher",
         /* LVM targets beyond linear and striped (both in dm_mod): snapshots, mirrors, thin, cache, raid */
         "dm_snapshot", "dm_mirror", "dm_zero", "dm_thin_pool", "dm_cache", "dm_cache_smq", "dm_raid",
+        /* MD RAID (mdadm, plan-md.c): the core and its personalities; linear is gone from kernels
+         * 6.8 to 6.13, a default module that is missing is skipped */
+        "md_mod", "raid0", "raid1", "raid10", "raid456", "linear",
         /* keyboards, for the passphrase prompt: PS/2, USB and I2C HID (i2c_hid_acpi binds laptops'
          * internal keyboards; on Intel laptops their I2C controller sits behind LPSS), virtio's,
          * Hyper-V's, and the Surface type cover, the one HID keyboard hid_generic cannot drive

@@ -36,6 +36,7 @@ static const Planner planners[] = {
         { "generators",         .run = plan_generators },
         { "shell",              .run = plan_shell },
         { "lvm",                .run = plan_lvm },
+        { "md",                 .run = plan_md },
         { "gptauto",            .run = plan_gptauto },
         { "crypt",              .run = plan_crypt },
         { "debug",              .run = plan_debug },

@@ -58,5 +58,8 @@ int plan_key_files(Manifest *m, char ***ret);
 /* plan-lvm.c: lvm2's tools, udev rules and an lvm.conf for the initrd. */
 int plan_lvm(Manifest *m, const BuildConfig *c);
 
+/* plan-md.c: mdadm's tools, udev rules and units, and the tree's mdadm.conf. */
+int plan_md(Manifest *m, const BuildConfig *c);
+
 /* plan-gptauto.c: what root discovery needs beyond the stock rules (systemd-growfs). */
 int plan_gptauto(Manifest *m, const BuildConfig *c);

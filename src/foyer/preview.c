@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "foyer-config.h"
 #include "log.h"
+#include "foyer-contract.h"
 #include "preview.h"
 #include "process-util.h"
 #include "util.h"
@@ -115,7 +116,8 @@ static int set_env_below(const char *root, const char *name, const char *path) {
  * crypttab and fstab (none unless given) and the real root's fstab. Everything they might read or
  * create on the host instead is pointed into the temporary tree: the host's /etc/cmdline.d (not
  * the image's), the host's crypttab and fstab (they describe the real root, not the initrd), and
- * the mount points under /run/systemd/cryptsetup that the crypt generator creates. */
+ * the mount points under /run/systemd/cryptsetup that the crypt generator creates, and the image's
+ * mdadm.conf (FOYER_MDADM_IMAGE_CONF, which the md generator copies). */
 static int setup_environment(const PreviewArgs *a, const char *root) {
         int r;
 
@@ -147,6 +149,9 @@ static int setup_environment(const PreviewArgs *a, const char *root) {
                 r = set_env_below(root, "FOYER_CMDLINE_DIR", "/etc/cmdline.d");
         if (r >= 0)
                 r = set_env_below(root, "RUNTIME_DIRECTORY", "/run/systemd/cryptsetup");
+        /* foyer-md-generator copies the image's mdadm.conf, which is not built here: none. */
+        if (r >= 0)
+                r = set_env_below(root, "FOYER_MDADM_IMAGE_CONF", FOYER_MDADM_IMAGE_CONF);
         return r;
 }
 

@@ -67,6 +67,26 @@
  * that every lvm command reads what the generator wrote. */
 #define FOYER_LVMLOCAL_TARGET FOYER_GENERATOR_NORMAL_DIR "/" FOYER_LVMLOCAL_CONF
 
+/* --- MD RAID ------------------------------------------------------------------------------------- */
+
+/* The tree's mdadm.conf (its /etc/mdadm/mdadm.conf, else /etc/mdadm.conf), as the builder copies it
+ * into the image (plan-md.c). mdadm never reads it there: foyer-md-generator (md-generator.c) copies
+ * it into the file below unless rd.md.conf=0 or rd.md=0 says otherwise. */
+#define FOYER_MDADM_IMAGE_CONF "/etc/foyer/mdadm.conf"
+
+/* What foyer-md-generator writes, relative to its normal output directory: the mdadm.conf every
+ * mdadm in the initrd reads (rd.md=, rd.md.uuid=, rd.md.conf= applied). It is written at every boot,
+ * so the links below never dangle. */
+#define FOYER_MDADM_CONF "foyer-md/mdadm.conf"
+
+/* The same file at boot. The builder (plan-md.c) makes both places where mdadm looks for its
+ * configuration (Debian builds it with /etc/mdadm/mdadm.conf first, upstream with /etc/mdadm.conf)
+ * symlinks to it, so the stock udev rules' "mdadm --incremental" and mdadm-last-resort@.service read
+ * what the generator wrote. */
+#define FOYER_MDADM_CONF_TARGET FOYER_GENERATOR_NORMAL_DIR "/" FOYER_MDADM_CONF
+#define FOYER_MDADM_CONF_LINK "/etc/mdadm/mdadm.conf"
+#define FOYER_MDADM_CONF_ALT_LINK "/etc/mdadm.conf"
+
 /* --- kernel modules: rd.driver.blacklist=, rd.driver.pre=, rd.driver.post= ------------------------ */
 
 /* What foyer-driver-generator (driver-generator.c) writes, relative to its normal output directory:

@@ -12,7 +12,9 @@
  *     /usr/lib/systemd/ or /lib/systemd/, to /dev/null, or (relative) into the output directories;
  *   - every line of every file is blank, a comment, "[Section]" or "key=value" (lvm's lvmlocal.conf:
  *     any line; foyer-driver's modprobe.conf: comments and "blacklist NAME", NAME one word without
- *     '/'), and no line has a control character but tab or ends in a backslash.
+ *     '/'; foyer-md's mdadm.conf: comments, "AUTO -all" and "ARRAY UUID=" with 32 hex digits in
+ *     mdadm's 8:8:8:8 form, as the image's own mdadm.conf is $FOYER_MDADM_IMAGE_CONF=/nonexistent),
+ *     and no line has a control character but tab or ends in a backslash.
  * A violation abort()s with the file named. The generators are linked in, compiled with
  * -DFOYER_FUZZ_GENERATOR=fuzz_generator_main_NAME (see FOYER_DEFINE_MAIN() in generator.h); each one
  * frees and resets its arg_* state itself when it returns, so leaks and stale state show up too.
@@ -34,6 +36,7 @@ int fuzz_generator_main_lvm(int argc, char *argv[]);
 int fuzz_generator_main_debug(int argc, char *argv[]);
 int fuzz_generator_main_gpt_auto(int argc, char *argv[]);
 int fuzz_generator_main_driver(int argc, char *argv[]);
+int fuzz_generator_main_md(int argc, char *argv[]);
 
 static const struct {
         const char *name;
@@ -45,6 +48,7 @@ static const struct {
         { "foyer-debug-generator", fuzz_generator_main_debug },
         { "foyer-gpt-auto-generator", fuzz_generator_main_gpt_auto },
         { "foyer-driver-generator", fuzz_generator_main_driver },
+        { "foyer-md-generator", fuzz_generator_main_md },
 };
 
 #define OUT "a/b"
@@ -63,12 +67,29 @@ static int write_part(const char *dir, const char *name, const char *text, char 
         return 0;
 }
 
-/* How the lines of a file must look: a unit file, lvm's free-form lvmlocal.conf, or modprobe.d. */
+/* How the lines of a file must look: a unit file, lvm's free-form lvmlocal.conf, modprobe.d, or
+ * mdadm.conf. */
 typedef enum FileForm {
         FORM_UNIT,
         FORM_FREE,
         FORM_MODPROBE,
+        FORM_MDADM,
 } FileForm;
+
+/* "ARRAY UUID=xxxxxxxx:xxxxxxxx:xxxxxxxx:xxxxxxxx", lower-case hex. */
+static bool is_mdadm_array_line(const char *line, size_t n) {
+        const size_t k = strlen("ARRAY UUID=");
+
+        if (n != k + 35 || strncmp(line, "ARRAY UUID=", k) != 0)
+                return false;
+        for (size_t i = 0; i < 35; i++) {
+                char c = line[k + i];
+
+                if (i % 9 == 8 ? c != ':' : !strchr("0123456789abcdef", c))
+                        return false;
+        }
+        return true;
+}
 
 static void check_line(const char *path, const char *line, size_t n, FileForm form) {
         const char *eq;
@@ -89,6 +110,13 @@ static void check_line(const char *path, const char *line, size_t n, FileForm fo
                 for (size_t i = k; i < n; i++)
                         if (strchr(" \t/\\#", line[i]) || (unsigned char) line[i] >= 0x80)
                                 violation(path, "module name is not one plain word");
+                return;
+        }
+        if (form == FORM_MDADM) {
+                /* foyer-md-generator writes "AUTO -all" and ARRAY lines of UUIDs it checked. */
+                if (!(n == strlen("AUTO -all") && strncmp(line, "AUTO -all", n) == 0) &&
+                    !is_mdadm_array_line(line, n))
+                        violation(path, "mdadm.conf line is neither \"AUTO -all\" nor \"ARRAY UUID=<uuid>\"");
                 return;
         }
         if (line[0] == ';')
@@ -180,7 +208,8 @@ static void check_tree(const char *dir, const char *outdir, unsigned level, File
                 if (S_ISDIR(st.st_mode))
                         check_tree(p, outdir, level + 1,
                                    streq(de->d_name, "foyer-lvm") ? FORM_FREE :
-                                   streq(de->d_name, "foyer-driver") ? FORM_MODPROBE : form);
+                                   streq(de->d_name, "foyer-driver") ? FORM_MODPROBE :
+                                   streq(de->d_name, "foyer-md") ? FORM_MDADM : form);
                 else if (S_ISREG(st.st_mode))
                         check_file(p, form);
                 else if (S_ISLNK(st.st_mode))
@@ -229,6 +258,13 @@ static void plant(const char *parent) {
                         abort();
                 p = strjoin(dir, "/evil.conf");
                 text = "blacklist ../evil\n";
+        } else if (streq(kind, "mdadm")) {
+                _cleanup_free_ char *dir = strjoin(parent, "/" OUT "/normal/foyer-md");
+
+                if (!dir || mkdir_p(dir, 0755) < 0)
+                        abort();
+                p = strjoin(dir, "/evil.conf");
+                text = "ARRAY UUID=3a6e1f52:8c4d4b7e:9f10a2b3:c4d5e6f7 devices=/dev/sda\n";
         } else if (streq(kind, "symlink")) {
                 p = strjoin(parent, "/" OUT "/normal/evil.service");
                 link = "../../../../etc/passwd";
@@ -301,6 +337,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         setenv("RUNTIME_DIRECTORY", runtime, 1);
         setenv("FOYER_CMDLINE_DIR", "/nonexistent", 1);
         setenv("FOYER_SYSFS", "/nonexistent", 1);
+        setenv("FOYER_MDADM_IMAGE_CONF", "/nonexistent", 1);
         setenv("SYSTEMD_LOG_TARGET", "console", 1);
         if (!getenv("FUZZ_VERBOSE"))
                 setenv("SYSTEMD_LOG_LEVEL", "emerg", 1);

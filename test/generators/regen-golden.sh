@@ -4,7 +4,7 @@
 # regen-golden.sh [--into DIR] GENERATOR_DIR [CASEDIR...]
 #
 # The one way to regenerate the golden trees (NN-name.expected/ and NN-name.exit) of the case
-# directories test/generators/{root,crypt,debug,lvm,driver,gpt-auto} (default: all of them), each from its
+# directories test/generators/{root,crypt,debug,lvm,driver,md,gpt-auto} (default: all of them), each from its
 # reference (the table "Golden trees" in docs/testing.md):
 #   root/      systemd 252's systemd-fstab-generator; foyer-root-generator for the cases of the
 #              known-differences table of docs/kernel-command-line.md
@@ -14,6 +14,7 @@
 #              (foyer's own parameters) and those of the table "known-differences debug"
 #   lvm/       foyer-lvm-generator: systemd has no counterpart
 #   driver/    foyer-driver-generator: systemd has no counterpart (rd.driver.* are dracut's)
+#   md/        foyer-md-generator: systemd has no counterpart (rd.md* are dracut's)
 #   gpt-auto/  foyer-gpt-auto-generator, with gpt-auto.sh's fake firmware (systemd's reads the real
 #              firmware; diff-gpt-auto compares the two in a faked EFI chroot instead)
 # GENERATOR_DIR holds foyer's generators (the build tree's generators/). Trees written by foyer's
@@ -32,7 +33,7 @@ gendir=$(realpath "${1:?usage: regen-golden.sh [--into DIR] GENERATOR_DIR [CASED
 shift
 here=$(dirname "$(realpath "$0")")
 systemd_dir=/usr/lib/systemd/system-generators
-(($# > 0)) || set -- "$here"/root "$here"/crypt "$here"/debug "$here"/lvm "$here"/driver "$here"/gpt-auto
+(($# > 0)) || set -- "$here"/root "$here"/crypt "$here"/debug "$here"/lvm "$here"/driver "$here"/md "$here"/gpt-auto
 
 # shellcheck source=SCRIPTDIR/lib.sh
 source "$here/lib.sh"
@@ -58,6 +59,7 @@ generator_for() {
                         fi ;;
                 lvm) echo "$gendir/foyer-lvm-generator" ;;
                 driver) echo "$gendir/foyer-driver-generator" ;;
+                md) echo "$gendir/foyer-md-generator" ;;
         esac
 }
 
@@ -78,7 +80,7 @@ for src in "$@"; do
                         need "$gendir/foyer-gpt-auto-generator" "build foyer first"
                         "$here/gpt-auto.sh" regen "$gendir/foyer-gpt-auto-generator" "$casedir"
                         continue ;;
-                root | crypt | debug | lvm | driver) ;;
+                root | crypt | debug | lvm | driver | md) ;;
                 *) echo "regen-golden: no reference is known for $src" >&2; exit 1 ;;
         esac
         known=$(known_differences "$(diff_table "$casedir")")

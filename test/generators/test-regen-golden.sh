@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
 # test-regen-golden.sh GENERATOR_DIR: regen-golden.sh, run into a scratch directory, reproduces
-# every committed golden tree and exit status of test/generators/{root,crypt,debug,lvm,driver,gpt-auto}
+# every committed golden tree and exit status of test/generators/{root,crypt,debug,lvm,driver,md,gpt-auto}
 # exactly (paths, symlink targets, contents), so each directory is made from the reference the
 # table in docs/testing.md names and the script can be trusted to regenerate them.
 set -euo pipefail
@@ -22,7 +22,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 "$here/regen-golden.sh" --into "$tmp" "$gendir" >"$tmp/regen.log" 2>&1 || { cat "$tmp/regen.log"; echo "FAIL: regen-golden.sh failed"; exit 1; }
 failed=0 dirs=0
-for d in root crypt debug lvm driver gpt-auto; do
+for d in root crypt debug lvm driver md gpt-auto; do
         dirs=$((dirs + 1))
         n=$(find "$tmp/$d" -maxdepth 1 -name '*.expected' | wc -l)
         [[ $n -gt 0 ]] || { echo "FAIL $d: no golden trees regenerated"; failed=1; continue; }
@@ -35,4 +35,4 @@ for d in root crypt debug lvm driver gpt-auto; do
                 echo "ok $d: $n golden trees reproduced"
         fi
 done
-((failed == 0 && dirs == 6))
+((failed == 0 && dirs == 7))

@@ -138,7 +138,15 @@ fi
 recipe=$(field disk)
 drives=()
 if [[ -n $recipe ]]; then
-        mapfile -t imgs < <("$here/mkdisk.sh" "$disk_cache" "$tree" "$recipe")
+        mkdisk=("$here/mkdisk.sh" "$disk_cache" "$tree" "$recipe")
+        # MD RAID disks (md-*) are made by a setup VM, which boots this run's kernel and image
+        # (they have mdadm and md's modules): mkdisk-md.sh.
+        if [[ $recipe == md-* ]]; then
+                [[ $needs == *foyer* ]] || { echo "scenario $name: an md-* disk needs a foyer image (needs foyer)" >&2; exit 1; }
+                mkdisk=("$here/mkdisk-md.sh" "$disk_cache" "$tree" "$recipe" "$vm_run" "$kernel" "$initrd" "$logs")
+        fi
+        mapfile -t imgs < <("${mkdisk[@]}")
+        [[ ${#imgs[@]} -gt 0 ]] || { echo "scenario $name: no disk images from ${mkdisk[0]##*/} $recipe" >&2; exit 1; }
         for img in "${imgs[@]}"; do
                 drives+=(--drive "$img")
         done
