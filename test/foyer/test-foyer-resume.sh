@@ -50,24 +50,28 @@ for f in "$gen" "$units/$unit" usr/lib/systemd/systemd-hibernate-resume; do
         [ -e "$r/$f" ] || fail "missing /$f"
         cmp -s "$r/$f" "$root/$f" || fail "/$f is not the tree's"
 done
-[ -x "$r/$gen" ] && [ -x "$r/usr/lib/systemd/systemd-hibernate-resume" ] || fail "resume programs not executable"
+for f in "$gen" usr/lib/systemd/systemd-hibernate-resume; do
+        [ -x "$r/$f" ] || fail "/$f is not executable"
+done
 # The unit runs the program the image has, and comes before local-fs-pre.target, which the root's
 # fsck and mount units are ordered after.
 exe=$(sed -n 's/^ExecStart=\([^ ]*\).*/\1/p' "$r/$units/$unit")
-[ -n "$exe" ] && [ -x "$r$exe" ] || fail "$unit runs '$exe', which is not in the image"
+if [ -z "$exe" ] || [ ! -x "$r$exe" ]; then
+        fail "$unit runs '$exe', which is not in the image"
+fi
 grep -qx 'Before=local-fs-pre.target' "$r/$units/$unit" || fail "$unit is not Before=local-fs-pre.target"
 [ -e "$r/$units/local-fs-pre.target" ] || fail "no local-fs-pre.target in the image"
 "$foyer" ls "$tmp/a.img" >"$tmp/ls" 2>&1 || { cat "$tmp/ls"; fail "foyer ls"; }
 grep -q "systemd-hibernate-resume-generator" "$tmp/ls" || fail "foyer ls does not list the generator"
 
 echo "== the generator runs in the image"
-# run_gen CMDLINE: runs the image's generator in the unpacked image, output in $r/tmp/out.
+# run_gen CMDLINE [may-fail]: runs the image's generator in the unpacked image, output in $r/tmp/out.
 run_gen() {
         rm -rf "$r/tmp/out"
         mkdir -p "$r/tmp/out"
         env -i SYSTEMD_IN_INITRD=1 SYSTEMD_PROC_CMDLINE="$1" SYSTEMD_EFI_OPTIONS= SYSTEMD_LOG_LEVEL=info \
                 /usr/sbin/chroot "$r" "/$gen" /tmp/out /tmp/out /tmp/out 2>"$tmp/gen.log" ||
-                { cat "$tmp/gen.log"; fail "the generator failed in the image for '$1'"; }
+                [ -n "${2:-}" ] || { cat "$tmp/gen.log"; fail "the generator failed in the image for '$1'"; }
 }
 dev='dev-disk-by\x2duuid-5f1a0c3e\x2d7d4b\x2d4e2a\x2d9c61\x2d0a1b2c3d4e31.device'
 run_gen "root=/dev/vda1 resume=UUID=5f1a0c3e-7d4b-4e2a-9c61-0a1b2c3d4e31 resume_offset=34816"
@@ -89,6 +93,19 @@ grep -qx 'JobTimeoutSec=\(0\|infinity\)' "$r/tmp/out/$dev.d/40-device-timeout.co
 
 run_gen "root=/dev/vda1 resume=/dev/vda2 noresume"
 [ -z "$(find "$r/tmp/out" -mindepth 1)" ] || { ls -lR "$r/tmp/out"; fail "noresume: the generator wrote units"; }
+
+# What docs/security.md says of this generator, which is systemd's and not foyer's: resume= reaches
+# the output only as an escaped unit name, resumeflags='s timeout only once parsed as a time span.
+run_gen $'resume="/dev/vda2\nExecStart=/bin/sh" resumeflags="x-systemd.device-timeout=5\nExecStart=/bin/sh"'
+if grep -rqs '^ExecStart' "$r/tmp/out"; then
+        grep -rs '^ExecStart' "$r/tmp/out"
+        fail "a newline in resume= or resumeflags= added a line to a unit"
+fi
+[ -n "$(find "$r/tmp/out" -mindepth 1)" ] || fail "resume= with a newline: nothing written (the check above proves nothing)"
+# (Both versions refuse the name and exit non-zero; what matters is where they wrote.)
+run_gen "resume=/dev/../../tmp/escaped" may-fail
+[ -z "$(find "$r/tmp" -name 'escaped*')" ] || fail "resume= with .. wrote outside the output directory"
+[ -z "$(find "$r/tmp/out" -mindepth 1)" ] || { ls -lR "$r/tmp/out"; fail "resume= with ..: units written"; }
 
 echo "== systemd-hibernate-resume starts with the image's libraries"
 # No block device in the unpacked image: the program gets as far as looking at the device.
