@@ -38,7 +38,12 @@ signature)
         disk=${FOYER_VM_DISK0:?FOYER_VM_DISK0 is not set}
         tmp=$(mktemp -d)
         trap 'rm -rf "$tmp"' EXIT
-        qemu-img dd -f qcow2 -O raw bs=1M skip=$SWAP_MIB count=1 if="$disk" of="$tmp/swap-head" 2>&1
+        [[ $disk != *,* ]] || fail "a disk path with a comma cannot be named in --image-opts: $disk"
+        # The first MiB of the swap partition, through a raw node with an offset over the qcow2
+        # (qemu-img dd's skip= fails on qcow2 in QEMU 7.2).
+        qemu-img convert -U -O raw --image-opts \
+                "driver=raw,offset=$((SWAP_MIB * 1048576)),size=1048576,file.driver=qcow2,file.file.driver=file,file.file.filename=$disk" \
+                "$tmp/swap-head"
         type=$(blkid -p -o value -s TYPE "$tmp/swap-head" || true)
         sig=$(dd if="$tmp/swap-head" bs=1 skip=4086 count=9 status=none)
         echo "hibernate-check signature: blkid TYPE=${type:-none}, signature '$sig'"
