@@ -215,6 +215,47 @@ mount_copy() {  # IMG [SUBDIR]: loop-mount IMG and copy the stage into it
         umount "$mnt"
 }
 
+# hibernate*: foyer-hibernate-test.service in the stage, which hibernates the real root once
+# (foyer.hibernate-test on the command line; see hibernate-check.sh).
+hibernate_hook() {
+        # New files only: the stage is hard-linked to the tree, whose files must not change.
+        install -m 0755 /dev/stdin "$work/stage/usr/local/sbin/foyer-hibernate-test" <<'EOS'
+#!/bin/bash
+# foyer test root, disk recipes hibernate*: with foyer.hibernate-test on the command line, once
+# the system is up, hibernates with a random token held only in memory (this script's variable and
+# a file in /run, a tmpfs), and prints the token and the boot ID before and after (see
+# test/vm/hibernate-check.sh). After a resume it runs foyer-report, which powers off.
+token=$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
+printf '%s\n' "$token" >/run/foyer-hibernate-token
+echo "FOYER-HIBERNATE-STATE power_state=$(tr ' ' , </sys/power/state) power_disk=$(tr ' ' , </sys/power/disk)" \
+     "resume=$(cat /sys/power/resume) swap=$(swapon --noheadings --show=NAME,TYPE | tr -s ' ' : | paste -sd, -)"
+echo "FOYER-HIBERNATE before token=$token boot_id=$(cat /proc/sys/kernel/random/boot_id)"
+# Without logind, systemctl starts hibernate.target itself and waits for the job, which ends once
+# the system is back.
+if ! systemctl hibernate; then
+        echo "FOYER-HIBERNATE failed"
+        exit 1
+fi
+echo "FOYER-HIBERNATE after token=$token file=$(cat /run/foyer-hibernate-token) boot_id=$(cat /proc/sys/kernel/random/boot_id)"
+exec /usr/local/sbin/foyer-report
+EOS
+        cat >"$work/stage/etc/systemd/system/foyer-hibernate-test.service" <<'EOS'
+[Unit]
+Description=foyer test: hibernate once, report after the resume
+After=multi-user.target
+ConditionKernelCommandLine=foyer.hibernate-test
+
+[Service]
+Type=simple
+ExecStart=/usr/local/sbin/foyer-hibernate-test
+StandardOutput=tty
+StandardError=tty
+TTYPath=/dev/ttyS0
+EOS
+        ln -s ../foyer-hibernate-test.service \
+                "$work/stage/etc/systemd/system/multi-user.target.wants/foyer-hibernate-test.service"
+}
+
 case $recipe in
 ext4)           # bare ext4, no partition table
         stage "UUID=$ROOT_UUID / ext4 defaults 0 1"
@@ -402,42 +443,7 @@ hibernate|hibernate-luks)       # GPT: the root ext4 and a 512M swap (plain, or 
                 swap_fstab="/dev/mapper/cryptswap none swap sw 0 0"
         fi
         stage "UUID=$HIB_ROOT_UUID / ext4 defaults 0 1" "$swap_fstab"
-        # New files only: the stage is hard-linked to the tree, whose files must not change.
-        install -m 0755 /dev/stdin "$work/stage/usr/local/sbin/foyer-hibernate-test" <<'EOS'
-#!/bin/bash
-# foyer test root, disk recipes hibernate*: with foyer.hibernate-test on the command line, once
-# the system is up, hibernates with a random token held only in memory (this script's variable and
-# a file in /run, a tmpfs), and prints the token and the boot ID before and after (see
-# test/vm/hibernate-check.sh). After a resume it runs foyer-report, which powers off.
-token=$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
-printf '%s\n' "$token" >/run/foyer-hibernate-token
-echo "FOYER-HIBERNATE-STATE power_state=$(tr ' ' , </sys/power/state) power_disk=$(tr ' ' , </sys/power/disk)" \
-     "resume=$(cat /sys/power/resume) swap=$(swapon --noheadings --show=NAME,TYPE | tr -s ' ' : | paste -sd, -)"
-echo "FOYER-HIBERNATE before token=$token boot_id=$(cat /proc/sys/kernel/random/boot_id)"
-# Without logind, systemctl starts hibernate.target itself and waits for the job, which ends once
-# the system is back.
-if ! systemctl hibernate; then
-        echo "FOYER-HIBERNATE failed"
-        exit 1
-fi
-echo "FOYER-HIBERNATE after token=$token file=$(cat /run/foyer-hibernate-token) boot_id=$(cat /proc/sys/kernel/random/boot_id)"
-exec /usr/local/sbin/foyer-report
-EOS
-        cat >"$work/stage/etc/systemd/system/foyer-hibernate-test.service" <<'EOS'
-[Unit]
-Description=foyer test: hibernate once, report after the resume
-After=multi-user.target
-ConditionKernelCommandLine=foyer.hibernate-test
-
-[Service]
-Type=simple
-ExecStart=/usr/local/sbin/foyer-hibernate-test
-StandardOutput=tty
-StandardError=tty
-TTYPath=/dev/ttyS0
-EOS
-        ln -s ../foyer-hibernate-test.service \
-                "$work/stage/etc/systemd/system/multi-user.target.wants/foyer-hibernate-test.service"
+        hibernate_hook
         mkext4 "$work/root.ext4" foyer-root "$HIB_ROOT_UUID" "$work/stage"
         truncate -s 1540M "$work/1.img"
         sfdisk -q --label gpt "$work/1.img" <<EOS
@@ -467,6 +473,19 @@ EOS
         fi
         dd if="$work/swap.img" of="$work/1.img" bs=1M seek=1025 conv=notrunc,sparse status=none
         rm "$work/root.ext4" "$work/swap.img"
+        ;;
+hibernate-lvm)  # VG vg0: LVs root (320M) and swap (400M), both in fstab by their /dev/mapper names (the
+                # test root has no lvm2: the initrd activates both), and foyer-hibernate-test.service
+        stage "/dev/mapper/vg0-root / ext4 defaults 0 1" "/dev/mapper/vg0-swap none swap sw 0 0"
+        hibernate_hook
+        lvm_ext4 "$work/root.fs" foyer-lvm-root "$LVM_ROOT_UUID" "$work/stage" 320M
+        truncate -s 400M "$work/swap.fs"
+        mkswap -q -U "$HIB_SWAP_UUID" -L foyer-swap "$work/swap.fs"
+        truncate -s 800M "$work/1.img"
+        lvm_vg vg0 "$work/1.img" -- root:0:0:80 swap:0:80:100
+        lvm_put "$work/root.fs" "$work/1.img" 0 80
+        lvm_put "$work/swap.fs" "$work/1.img" 80 100
+        rm "$work/root.fs" "$work/swap.fs"
         ;;
 *)
         echo "mkdisk: unknown recipe '$recipe'" >&2
