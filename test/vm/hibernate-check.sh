@@ -6,7 +6,7 @@
 # disk's overlay). The test root's foyer-hibernate-test (mkdisk.sh, recipes hibernate*) prints
 #   FOYER-HIBERNATE before token=T boot_id=B      before it hibernates (T: random, kept only in
 #                                                 the script's memory and a file in /run)
-#   FOYER-HIBERNATE after token=T file=T boot_id=B once systemctl hibernate returns: after a resume
+#   FOYER-HIBERNATE after token=T file=T boot_id=B once systemctl start hibernate.target returns: after a resume
 # CHECK is one of:
 #   signature   the swap partition of the first disk (partition 2 of the hibernate recipe, at
 #               SWAP_MIB) carries the kernel's hibernation signature: blkid says TYPE=swsuspend,
@@ -63,7 +63,7 @@ resumed)
         [[ $(field "$after" file) == "$token" ]] || fail "the token in /run changed"
         [[ $(field "$after" boot_id) == "$(field "$before" boot_id)" ]] || fail "the boot ID changed"
         if boot_lines 1 | grep -q 'FOYER-HIBERNATE after '; then
-                fail "boot 1 printed its 'after' line: systemctl hibernate returned without hibernating"
+                fail "boot 1 printed its 'after' line: systemctl returned without hibernating"
         fi
         # Boot 2, up to the image: the kernel's loading message, and no fsck or mount of the root before it.
         upto=$(boot_lines 2 | sed '/PM: Image loading/q')

@@ -230,9 +230,9 @@ printf '%s\n' "$token" >/run/foyer-hibernate-token
 echo "FOYER-HIBERNATE-STATE power_state=$(tr ' ' , </sys/power/state) power_disk=$(tr ' ' , </sys/power/disk)" \
      "resume=$(cat /sys/power/resume) swap=$(swapon --noheadings --show=NAME,TYPE | tr -s ' ' : | paste -sd, -)"
 echo "FOYER-HIBERNATE before token=$token boot_id=$(cat /proc/sys/kernel/random/boot_id)"
-# Without logind, systemctl starts hibernate.target itself and waits for the job, which ends once
-# the system is back.
-if ! systemctl hibernate; then
+# "systemctl hibernate" would return at once here (no D-Bus, no logind); "start" waits for the job,
+# which ends once systemd-hibernate.service has, that is once the system is back.
+if ! systemctl start hibernate.target; then
         echo "FOYER-HIBERNATE failed"
         exit 1
 fi
