@@ -171,6 +171,9 @@ const char *const plan_default_modules[] = {
         "i2c_designware_platform", "i2c_designware_pci", "virtio_input", "hyperv_keyboard", "hid_hyperv",
         "surface_kbd",
         "loop",
+        /* A hibernation image written with hibernate.compressor=lz4 (Linux 6.9 on) is read back
+         * through the crypto API's lz4, a module in Debian's kernels (lzo, the default, is built in). */
+        "lz4",
         /* systemd (PID 1) loads it early for automount units */
         "autofs4",
         NULL,

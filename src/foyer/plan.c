@@ -26,6 +26,8 @@ static const Planner planners[] = {
         { "skeleton",           .run = plan_skeleton },
         { "pid1",               .run = plan_pid1 },
         { "stock-units",        .run = plan_stock_units },
+        /* The tree's resume generator and unit: stock units too, whose dependencies are followed. */
+        { "resume",             .run = plan_resume },
         /* foyer's units, including drop-ins for stock units, before the stock links are resolved. */
         { "foyer-units",        .run = plan_foyer_units },
         /* The units those need, from the tree, before their .wants links are carried over. */

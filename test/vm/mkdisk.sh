@@ -47,6 +47,11 @@ LUKS_KEY_FS_UUID=4c554b53-6673-4000-8000-000000000002
 LUKS_PASSPHRASE=foyer-luks-pass-7Rq2
 LUKS_KEY_FILE=$(dirname "$(realpath "$0")")/luks-test.key
 LUKS_SIZE=320M          # the ext4 inside; the header takes 16M more
+# hibernate*: the root (GPT partition 1) and the swap the real root hibernates to (partition 2, at
+# 1025 MiB, where hibernate-check.sh looks; in LUKS2 with LUKS_PASSPHRASE for hibernate-luks).
+HIB_ROOT_UUID=5f1a0c3e-7d4b-4e2a-9c61-0a1b2c3d4e30
+HIB_SWAP_UUID=5f1a0c3e-7d4b-4e2a-9c61-0a1b2c3d4e31
+HIB_SWAP_LUKS_UUID=4c554b53-2d70-4000-8000-000000000031
 
 hash=$( { sha256sum "$0"; [[ $recipe != luks* ]] || sha256sum "$LUKS_KEY_FILE"; echo "$tree $recipe"; } |
         sha256sum | cut -c1-12)
@@ -208,6 +213,47 @@ mount_copy() {  # IMG [SUBDIR]: loop-mount IMG and copy the stage into it
         fi
         cp -a "$work/stage/." "$dest/"
         umount "$mnt"
+}
+
+# hibernate*: foyer-hibernate-test.service in the stage, which hibernates the real root once
+# (foyer.hibernate-test on the command line; see hibernate-check.sh).
+hibernate_hook() {
+        # New files only: the stage is hard-linked to the tree, whose files must not change.
+        install -m 0755 /dev/stdin "$work/stage/usr/local/sbin/foyer-hibernate-test" <<'EOS'
+#!/bin/bash
+# foyer test root, disk recipes hibernate*: with foyer.hibernate-test on the command line, once
+# the system is up, hibernates with a random token held only in memory (this script's variable and
+# a file in /run, a tmpfs), and prints the token and the boot ID before and after (see
+# test/vm/hibernate-check.sh). After a resume it runs foyer-report, which powers off.
+token=$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
+printf '%s\n' "$token" >/run/foyer-hibernate-token
+echo "FOYER-HIBERNATE-STATE power_state=$(tr ' ' , </sys/power/state) power_disk=$(tr ' ' , </sys/power/disk)" \
+     "resume=$(cat /sys/power/resume) swap=$(swapon --noheadings --show=NAME,TYPE | tr -s ' ' : | paste -sd, -)"
+echo "FOYER-HIBERNATE before token=$token boot_id=$(cat /proc/sys/kernel/random/boot_id)"
+# "systemctl hibernate" would return at once here (no D-Bus, no logind); "start" waits for the job,
+# which ends once systemd-hibernate.service has, that is once the system is back.
+if ! systemctl start hibernate.target; then
+        echo "FOYER-HIBERNATE failed"
+        exit 1
+fi
+echo "FOYER-HIBERNATE after token=$token file=$(cat /run/foyer-hibernate-token) boot_id=$(cat /proc/sys/kernel/random/boot_id)"
+exec /usr/local/sbin/foyer-report
+EOS
+        cat >"$work/stage/etc/systemd/system/foyer-hibernate-test.service" <<'EOS'
+[Unit]
+Description=foyer test: hibernate once, report after the resume
+After=multi-user.target
+ConditionKernelCommandLine=foyer.hibernate-test
+
+[Service]
+Type=simple
+ExecStart=/usr/local/sbin/foyer-hibernate-test
+StandardOutput=tty
+StandardError=tty
+TTYPath=/dev/ttyS0
+EOS
+        ln -s ../foyer-hibernate-test.service \
+                "$work/stage/etc/systemd/system/multi-user.target.wants/foyer-hibernate-test.service"
 }
 
 case $recipe in
@@ -387,6 +433,59 @@ EOF
         dd if="$work/usr.img" of="$work/1.img" bs=1M seek=129 conv=notrunc,sparse status=none
         dd if="$work/noauto.img" of="$work/1.img" bs=1M seek=329 conv=notrunc,sparse status=none
         rm "$work/root.img" "$work/usr.img" "$work/noauto.img"
+        ;;
+hibernate|hibernate-luks)       # GPT: the root ext4 and a 512M swap (plain, or in LUKS2 as
+                                # /dev/mapper/cryptswap, which the initrd opens), both in fstab, and
+                                # foyer-hibernate-test.service, which hibernates the real root
+        if [[ $recipe == hibernate ]]; then
+                swap_fstab="UUID=$HIB_SWAP_UUID none swap sw 0 0"
+        else
+                swap_fstab="/dev/mapper/cryptswap none swap sw 0 0"
+        fi
+        stage "UUID=$HIB_ROOT_UUID / ext4 defaults 0 1" "$swap_fstab"
+        hibernate_hook
+        mkext4 "$work/root.ext4" foyer-root "$HIB_ROOT_UUID" "$work/stage"
+        truncate -s 1540M "$work/1.img"
+        sfdisk -q --label gpt "$work/1.img" <<EOS
+label: gpt
+label-id: 6b0f2d4a-1c3e-4f5a-8b7c-9d0e1f2a3d00
+first-lba: 2048
+start=2048, size=2097152, type=4F68BCE3-E8CD-4DB1-96E7-FBCAF984B709, uuid=6b0f2d4a-1c3e-4f5a-8b7c-9d0e1f2a3d01, name=foyer-root
+start=2099200, size=1048576, type=0FC63DAF-8483-4772-8E79-3D69D8477DE4, uuid=6b0f2d4a-1c3e-4f5a-8b7c-9d0e1f2a3d02, name=foyer-swap
+EOS
+        # (The swap partition is of the generic data type: the real root's systemd-gpt-auto-generator
+        # would make a second swap unit for one of the swap type.)
+        dd if="$work/root.ext4" of="$work/1.img" bs=1M seek=1 conv=notrunc,sparse status=none
+        if [[ $recipe == hibernate ]]; then
+                truncate -s 512M "$work/swap.img"
+                mkswap -q -U "$HIB_SWAP_UUID" -L foyer-swap "$work/swap.img"
+        else
+                # The swap signature inside, then LUKS2 around it, in place (the header takes the
+                # last 16M first, as for lvm_luks).
+                truncate -s 496M "$work/swap.img"
+                mkswap -q -U "$HIB_SWAP_UUID" -L foyer-swap "$work/swap.img"
+                truncate -s +16M "$work/swap.img"
+                printf '%s' "$LUKS_PASSPHRASE" > "$work/passphrase"
+                cryptsetup reencrypt --encrypt --type luks2 --reduce-device-size 16M --force-offline-reencrypt \
+                        --batch-mode --key-file "$work/passphrase" --uuid "$HIB_SWAP_LUKS_UUID" \
+                        --label foyer-swap-luks --pbkdf pbkdf2 --pbkdf-force-iterations 1000 "$work/swap.img"
+                rm "$work/passphrase"
+        fi
+        dd if="$work/swap.img" of="$work/1.img" bs=1M seek=1025 conv=notrunc,sparse status=none
+        rm "$work/root.ext4" "$work/swap.img"
+        ;;
+hibernate-lvm)  # VG vg0: LVs root (320M) and swap (400M), both in fstab by their /dev/mapper names (the
+                # test root has no lvm2: the initrd activates both), and foyer-hibernate-test.service
+        stage "/dev/mapper/vg0-root / ext4 defaults 0 1" "/dev/mapper/vg0-swap none swap sw 0 0"
+        hibernate_hook
+        lvm_ext4 "$work/root.fs" foyer-lvm-root "$LVM_ROOT_UUID" "$work/stage" 320M
+        truncate -s 400M "$work/swap.fs"
+        mkswap -q -U "$HIB_SWAP_UUID" -L foyer-swap "$work/swap.fs"
+        truncate -s 800M "$work/1.img"
+        lvm_vg vg0 "$work/1.img" -- root:0:0:80 swap:0:80:100
+        lvm_put "$work/root.fs" "$work/1.img" 0 80
+        lvm_put "$work/swap.fs" "$work/1.img" 80 100
+        rm "$work/root.fs" "$work/swap.fs"
         ;;
 *)
         echo "mkdisk: unknown recipe '$recipe'" >&2

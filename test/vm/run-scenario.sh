@@ -185,5 +185,7 @@ if grep -q '@ROOT_SYSTEMD_VERSION@' "$scenario"; then
         kind+=", systemd $sd_version"
 fi
 echo "scenario $name: kernel $kernel ($kver), root $root_name, initrd: $kind, disk recipe: ${recipe:-none}"
+# For the scenario's host steps: the directory of the helper scripts they run (hibernate-check.sh).
+export FOYER_VM_TESTDIR=$here
 exec "$vm_run" --kernel "$kernel" --initrd "$initrd" "${drives[@]}" \
         --smp "${FOYER_VM_SMP:-1}" --log "$logs/$name.log" "$scenario"

@@ -44,7 +44,9 @@
  *                         for QMP's send-key; the console vm-run follows stays ttyS0
  *   host SEC CMD...       run CMD on the host (sh -c, stdin /dev/null, output to stderr), @PORT@
  *                         replaced by hostfwd's port (also in $FOYER_VM_PORT); it must exit 0
- *                         within SEC seconds (the console is followed meanwhile)
+ *                         within SEC seconds (the console is followed meanwhile). $FOYER_VM_LOG
+ *                         is the console log (--log), $FOYER_VM_DISK0, 1, ... the disks as attached
+ *                         (with boot lines: the overlays)
  *   drive-if virtio|none  how the disks are attached: virtio (default, vda, vdb, ...) or none:
  *                         -drive ...,if=none,id=driveN (N from 0, in disk order), for a device of
  *                         the scenario's own (qemu-args -device virtio-blk-pci,drive=drive0,...)
@@ -1483,6 +1485,17 @@ static void run_host(const char *cmd, double secs, int line) {
                         _exit(127);
                 if (net.port)
                         setenv("FOYER_VM_PORT", port, 1);
+                /* What the command may look at: the console log so far (flushed line by line) and
+                 * the disks as QEMU has them (the overlays of a run of several boots, which a step
+                 * after a boot's poweroff may read while no QEMU holds them). */
+                if (cfg.log_path)
+                        setenv("FOYER_VM_LOG", cfg.log_path, 1);
+                for (int i = 0; i < cfg.n_drives; i++) {
+                        char name[32];
+
+                        snprintf(name, sizeof name, "FOYER_VM_DISK%d", i);
+                        setenv(name, cfg.drives[i], 1);
+                }
                 execl("/bin/sh", "sh", "-c", c, (char *) NULL);
                 _exit(127);
         }

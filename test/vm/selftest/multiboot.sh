@@ -4,6 +4,7 @@
 # multiboot.sh VM_RUN: vm-run's scenarios of several boots, against fake-qemu.sh (FAKE_MODE=disk,
 # whose "guest" counts its boots in the first byte of its disk):
 #   - every boot gets the very same QEMU command line;
+#   - a host step gets the console log and the overlay in $FOYER_VM_LOG and $FOYER_VM_DISK0;
 #   - the disk is a qcow2 overlay of the given image, kept across the boots (multiboot.scenario
 #     sees the count go up) and removed at the end; the image itself is not written;
 #   - a failure in boot 2 fails the run and the message names the boot;
@@ -30,7 +31,11 @@ run() {
 }
 
 echo "== three boots"
+export MULTIBOOT_HOST_OUT=$tmp/host-env
 run "$here/multiboot.scenario" || fail "multiboot.scenario failed"
+# The host step of boot 1 saw the console log and the disk as QEMU had it: the overlay.
+[[ $(sed -n 1p "$tmp/host-env") == "$tmp/console.log" ]] || fail "host step: FOYER_VM_LOG is '$(sed -n 1p "$tmp/host-env")'"
+[[ $(sed -n 2p "$tmp/host-env") == "$tmp/tmpdir/"*.qcow2 ]] || fail "host step: FOYER_VM_DISK0 '$(sed -n 2p "$tmp/host-env")' is not the overlay"
 [[ $(wc -l <"$tmp/args") == 3 ]] || fail "expected 3 QEMU starts, got $(wc -l <"$tmp/args")"
 [[ $(sort -u "$tmp/args" | wc -l) == 1 ]] || { cat "$tmp/args"; fail "the command lines differ between boots"; }
 overlay=$(grep -o 'file=[^,]*,format=qcow2,if=virtio,cache=unsafe ' "$tmp/args" | head -n1 | sed 's/^file=//; s/,.*//')
