@@ -428,10 +428,6 @@ static int run(const char *dest, const char *dest_early, const char *dest_late) 
 
         assert(dest);
 
-        if (!in_initrd()) {
-                log_debug("Not running in the initrd, nothing to do.");
-                return 0;
-        }
         arg_crypttab = getenv("SYSTEMD_CRYPTTAB") ?: "/etc/crypttab";
         arg_runtime_dir = getenv("RUNTIME_DIRECTORY") ?: "/run/systemd/cryptsetup";
 

@@ -272,11 +272,8 @@ static int run(const char *dest, const char *dest_early, const char *dest_late) 
                 log_debug("In a container, exiting.");
                 return 0;
         }
-        /* On the host 252 also mounts /home, /srv, /var and the ESP; foyer only runs in the initrd. */
-        if (!in_initrd()) {
-                log_debug("Not running in the initrd, nothing to do.");
-                return 0;
-        }
+        /* On the host 252 also mounts /home, /srv, /var and the ESP; foyer only runs in the initrd
+         * (generator_main() returns before run() outside it). */
 
         r = cmdline_parse(parse_cmdline_item, NULL, 0);
         if (r < 0)

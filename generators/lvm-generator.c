@@ -164,11 +164,6 @@ static int run(const char *dest, const char *dest_early, const char *dest_late) 
 
         assert(dest);
 
-        if (!in_initrd()) {
-                log_debug("Not running in the initrd, nothing to do.");
-                return 0;
-        }
-
         r = cmdline_parse(parse_cmdline_item, NULL, CMDLINE_STRIP_RD_PREFIX | CMDLINE_RD_STRICT);
         if (r < 0)
                 log_warning_errno(r, "Failed to parse the kernel command line, ignoring: %m");

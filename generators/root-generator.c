@@ -371,11 +371,6 @@ static int run(const char *dest, const char *dest_early, const char *dest_late) 
 
         assert(dest);
 
-        if (!in_initrd()) {
-                log_debug("Not running in the initrd, nothing to do.");
-                return 0;
-        }
-
         r = parse_args();
         if (r < 0)
                 return r;

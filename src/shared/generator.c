@@ -36,7 +36,14 @@ int generator_main(int argc, char *argv[],
         generator_dest_early = argv[argc > 2 ? 2 : 1];
         generator_dest_late = argv[argc > 3 ? 3 : 1];
 
-        r = run(generator_dest, generator_dest_early, generator_dest_late);
+        /* Every foyer generator does its work in the initrd only: in the real root systemd's own
+         * generators handle the same parameters. */
+        if (in_initrd())
+                r = run(generator_dest, generator_dest_early, generator_dest_late);
+        else {
+                log_debug("Not running in the initrd, nothing to do.");
+                r = 0;
+        }
         if (reset)
                 reset();
         log_close();

@@ -18,7 +18,8 @@ extern const char *generator_dest, *generator_dest_early, *generator_dest_late;
 
 /* Runs main() for a generator: accepts one or three directory arguments (else logs "This program takes
  * one or three arguments." and exits 1), sets umask 022, logs to /dev/kmsg at boot and stderr otherwise,
- * honours $SYSTEMD_LOG_LEVEL/$SYSTEMD_LOG_TARGET, and exits 0 iff run() returned >= 0. Then reset()
+ * honours $SYSTEMD_LOG_LEVEL/$SYSTEMD_LOG_TARGET, calls run() only in the initrd (in_initrd(); elsewhere
+ * it logs at debug level and exits 0), and exits 0 iff run() returned >= 0. Then reset()
  * frees the generator's arg_* state and sets it back to its defaults, so that the generator can run
  * again in the same process (the fuzz harness does that). */
 int generator_main(int argc, char *argv[],
