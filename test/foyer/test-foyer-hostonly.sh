@@ -167,8 +167,9 @@ machine md
 ahci=pci0000:00/0000:00:1f.2
 bind "$ahci" ahci ahci
 modalias "$ahci" pci:v00008086d00002922sv00001AF4sd00001100bc01sc06i01
+disks=(sda sdb)
 for n in 0 1; do
-        disk=sd$(printf "\\x$((61 + n))")
+        disk=${disks[n]}
         scsi=$ahci/ata$((n + 1))/host$n/target$n:0:0/$n:0:0:0
         blockdev "$scsi/block/$disk" "8:$((16 * n))"
         blockdev "$scsi/block/$disk/${disk}1" "8:$((16 * n + 1))" partition
