@@ -241,8 +241,9 @@ int build_image(const BuildConfig *c, int out_fd, char ***ret_keys) {
                         goto finish;
         }
 
-        log_info("Wrote %s%s%s: kernel %s, %zu entries, %.1f MiB cpio, %.1f MiB %s, %.2f s.", output,
-                 target && !streq(target, output) ? " -> " : "", target && !streq(target, output) ? target : "", p.kver,
+        log_info("Wrote %s%s%s: %skernel %s, %zu entries, %.1f MiB cpio, %.1f MiB %s, %.2f s.", output,
+                 target && !streq(target, output) ? " -> " : "", target && !streq(target, output) ? target : "",
+                 p.host ? "host-only, " : "", p.kver,
                  m->n_entries, sink_bytes_in(sink) / 1048576.0, st.st_size / 1048576.0,
                  compression_to_string(c->compression), now_s() - t0);
         if (ret_keys)

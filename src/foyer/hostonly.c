@@ -553,8 +553,16 @@ static int hostonly_walk(Walk *w) {
                 r = visit_mount(w, fs, "/usr", true);
                 if (r < 0)
                         return r;
+                w->stack->usr = r > 0;
         }
         r = visit_swaps(w);
+        if (r < 0)
+                return r;
+        /* What systemd (PID 1) loads itself and warns about when it is missing: autofs4, and
+         * efivarfs on a machine booted through EFI. */
+        r = extend_unique(&w->stack->wanted, "autofs4");
+        if (r >= 0 && file_exists(w->sysfs, "firmware/efi"))
+                r = extend_unique(&w->stack->wanted, "efivarfs");
         if (r < 0)
                 return r;
         if (w->stack->crypt) {
@@ -597,7 +605,7 @@ int hostonly_probe(const char *root, HostStack *ret) {
         if (r == 0)
                 return 0;
         _cleanup_free_ char *devices = strv_join(s.devices, " ");
-        log_info("Host-only: root%s on %s%s%s%s%s.", strv_length(s.filesystems) > 1 ? ", /usr" : "", strna(devices),
+        log_info("Host-only: root%s on %s%s%s%s%s.", s.usr ? ", /usr" : "", strna(devices),
                  s.lvm ? ", LVM" : "", s.crypt ? ", dm-crypt" : "", s.md ? ", MD RAID" : "",
                  s.keyboard ? ", keyboards" : "");
         *ret = s;

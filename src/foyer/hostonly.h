@@ -24,6 +24,7 @@ typedef struct HostStack {
         char **wanted;
         char **filesystems;     /* file system types of the root and /usr */
         char **devices;         /* the block devices visited, for the log */
+        bool usr;               /* /usr is a mount of its own */
         bool dm, lvm, crypt, md;
         bool keyboard;          /* a keyboard's drivers are in wanted */
 } HostStack;
