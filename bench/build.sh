@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Build-time benchmark (not a test): for each suite (BENCH_SUITES, default "bookworm trixie"), that
 # suite's generic image built with foyer build and with the suite's own dracut --no-hostonly, from
-# the same tree and kernel (bench/lib.sh), RUNS times each (default 3), alternating. Prints the
-# median times, the image sizes and foyer/dracut for each suite, all measured in this one run.
+# the same tree and kernel (bench/lib.sh), RUNS times each (default 3), alternating. For the build
+# host's own suite, also the host-only images: foyer build --hostonly and dracut --hostonly, in the
+# same loop. Prints the median times, the image sizes and foyer/dracut for each suite, all measured
+# in this one run, and the host-only image against its targets (zstd size <= 5 MB, build <= 0.3 s).
 # Usage: bench/build.sh [BUILDDIR]   (default: build; needs foyer, the generators and foyer-explain,
 #        and root for the chroot of another suite's tree)
 set -euo pipefail
@@ -31,6 +33,8 @@ for suite in "${suites[@]}"; do
         echo "== $suite: tree $bench_root, kernel $bench_kver, systemd $sv" >&2
         : >"$tmp/foyer.times"
         : >"$tmp/dracut.times"
+        : >"$tmp/foyer-h.times"
+        : >"$tmp/dracut-h.times"
         for i in $(seq "$runs"); do
                 t0=$(now)
                 bench_foyer "$builddir" "$tmp/foyer-$suite.img" || { echo "foyer build failed for $suite" >&2; exit 1; }
@@ -40,6 +44,15 @@ for suite in "${suites[@]}"; do
                 echo "$t1 - $t0" | bc >>"$tmp/foyer.times"
                 echo "$t2 - $t1" | bc >>"$tmp/dracut.times"
                 echo "   run $i: foyer $(tail -n1 "$tmp/foyer.times") s, dracut $(tail -n1 "$tmp/dracut.times") s" >&2
+                [[ $bench_root == / ]] || continue
+                t0=$(now)
+                bench_foyer_hostonly "$builddir" "$tmp/foyer-h.img" || { echo "foyer build --hostonly failed" >&2; exit 1; }
+                t1=$(now)
+                bench_dracut_hostonly "$tmp/dracut-h.img" || { echo "dracut --hostonly failed" >&2; exit 1; }
+                t2=$(now)
+                echo "$t1 - $t0" | bc >>"$tmp/foyer-h.times"
+                echo "$t2 - $t1" | bc >>"$tmp/dracut-h.times"
+                echo "   run $i: foyer --hostonly $(tail -n1 "$tmp/foyer-h.times") s, dracut --hostonly $(tail -n1 "$tmp/dracut-h.times") s" >&2
         done
         ft=$(median <"$tmp/foyer.times")
         dt=$(median <"$tmp/dracut.times")
@@ -49,6 +62,18 @@ for suite in "${suites[@]}"; do
                 "$dt" "$(mb "$tmp/dracut-$suite.img")" "$(packing "$tmp/dracut-$suite.img")" \
                 "$(echo "$ft / $dt" | bc -l)" "$(echo "$dt / $ft" | bc -l)" \
                 "$(echo "$(stat -c %s "$tmp/foyer-$suite.img") / $(stat -c %s "$tmp/dracut-$suite.img")" | bc -l)")")
+        [[ $bench_root == / ]] || continue
+        ft=$(median <"$tmp/foyer-h.times")
+        dt=$(median <"$tmp/dracut-h.times")
+        fn=$("$builddir/src/foyer/foyer" ls "$tmp/foyer-h.img" 2>/dev/null | wc -l)
+        results+=("$(printf '%s host-only (this machine'"'"'s root, /usr and swap):\n  foyer  %6.2f s  %6s MB  %s, %s entries, %s modules\n  dracut %6.2f s  %6s MB  %s\n  foyer/dracut: time %.3f, size %.2f; targets: foyer <= 0.30 s (%s), <= 5.0 MB (%s)' \
+                "$suite" "$ft" "$(mb "$tmp/foyer-h.img")" "$(packing "$tmp/foyer-h.img")" "$fn" \
+                "$("$builddir/src/foyer/foyer" ls "$tmp/foyer-h.img" 2>/dev/null | grep -c '\.ko')" \
+                "$dt" "$(mb "$tmp/dracut-h.img")" "$(packing "$tmp/dracut-h.img")" \
+                "$(echo "$ft / $dt" | bc -l)" \
+                "$(echo "$(stat -c %s "$tmp/foyer-h.img") / $(stat -c %s "$tmp/dracut-h.img")" | bc -l)" \
+                "$(awk -v t="$ft" 'BEGIN { print (t <= 0.30) ? "met" : "missed" }')" \
+                "$(awk -v s="$(stat -c %s "$tmp/foyer-h.img")" 'BEGIN { print (s <= 5000000) ? "met" : "missed" }')")")
 done
 
 printf 'build time (median of %s runs) and image size, %s cores; foyer/dracut ratios (targets: time <= 0.10, size <= 0.50):\n' \

@@ -53,6 +53,18 @@ bench_foyer() {
                 "$1/src/foyer/foyer" build --root "$bench_root" --kver "$bench_kver" -o "$2" >/dev/null 2>&1
 }
 
+# bench_foyer_hostonly BUILDDIR OUT: foyer build --hostonly on the build host (the host's suite only:
+# a tree given with --root is not the running system, whose devices host-only follows).
+bench_foyer_hostonly() {
+        FOYER_GENERATOR_DIR=$1/generators FOYER_UNIT_DIR=$1/units FOYER_HELPER_DIR=$1/src/failure \
+                "$1/src/foyer/foyer" build --hostonly --kver "$bench_kver" -o "$2" >/dev/null 2>&1
+}
+
+# bench_dracut_hostonly OUT: dracut --hostonly on the build host, with its defaults.
+bench_dracut_hostonly() {
+        dracut --quiet --force --hostonly --kver "$bench_kver" "$1" >/dev/null 2>&1
+}
+
 # bench_dracut OUT: dracut --no-hostonly of the suite, with its defaults. In a tree it runs chrooted,
 # in a mount namespace of its own with /proc, /sys and /dev, which disappear with it.
 bench_dracut() {

@@ -10,6 +10,7 @@
 #include "commit.h"
 #include "cpio.h"
 #include "elf-file.h"
+#include "hostonly.h"
 #include "log.h"
 #include "manifest.h"
 #include "modules.h"
@@ -33,6 +34,8 @@ static int source_date_epoch(uint64_t *ret) {
         *ret = v;
         return 0;
 }
+
+static const char *const unlock_features[] = { "cryptsetup", "tpm", "tpm2", "fido2", "pkcs11", "p11-kit", NULL };
 
 static double now_s(void) {
         struct timespec ts;
@@ -87,6 +90,8 @@ int build_image(const BuildConfig *c, int out_fd, char ***ret_keys) {
         _cleanup_(sink_freep) Sink *sink = NULL;
         OutputFile out = OUTPUT_FILE_NULL;
         Probe p = {};
+        _cleanup_(host_stack_done) HostStack host = {};
+        ModuleRequest req = {};
         CpioWriter w;
         uint64_t mtime;
         struct stat st;
@@ -113,6 +118,14 @@ int build_image(const BuildConfig *c, int out_fd, char ***ret_keys) {
         r = probe_host(root, c->kver, &p);
         if (r < 0)
                 return r;
+        if (c->hostonly) {
+                /* 0: the devices are not this host's or not there; the generic image, as logged. */
+                r = hostonly_probe(root, &host);
+                if (r < 0)
+                        goto finish;
+                if (r > 0)
+                        p.host = &host;
+        }
 
         if (out_fd >= 0)
                 output = strdup("the initrd");
@@ -135,14 +148,24 @@ int build_image(const BuildConfig *c, int out_fd, char ***ret_keys) {
         if (r < 0)
                 goto finish;
 
-        /* resolve: modules, then the library closure of everything planned */
-        for (const char *const *n = plan_default_modules; *n; n++)
-                if (strv_extend(&wanted, *n) < 0) {
-                        r = log_oom();
-                        goto finish;
-                }
-        /* The image is always the generic one: the hardware classes too. */
-        r = modules_add(m, &p, wanted, c->add_modules, true);
+        /* resolve: modules, then the library closure of everything planned. A host-only image
+         * takes what the host's devices need; the generic one the default set and the hardware
+         * classes. */
+        req.required = c->add_modules;
+        if (p.host) {
+                req.needed = p.host->required;
+                req.needed_by = p.host->needed;
+                req.wanted = p.host->wanted;
+        } else {
+                for (const char *const *n = plan_default_modules; *n; n++)
+                        if (strv_extend(&wanted, *n) < 0) {
+                                r = log_oom();
+                                goto finish;
+                        }
+                req.wanted = wanted;
+                req.classes = true;
+        }
+        r = modules_add(m, &p, &req);
         if (r < 0)
                 goto finish;
 
@@ -151,7 +174,11 @@ int build_image(const BuildConfig *c, int out_fd, char ***ret_keys) {
                 log_error_errno(r, "Failed to read the loader configuration of %s: %m", root);
                 goto finish;
         }
-        r = resolve_libraries(m, search_path, RESOLVE_DLOPEN);
+        /* A host-only image that unlocks nothing needs none of the unlocking features of
+         * libsystemd-shared (libcryptsetup, and TPM2, FIDO2 and PKCS#11 tokens in later systemd). */
+        r = resolve_libraries_skip(m, search_path, RESOLVE_DLOPEN,
+                                   p.host && !p.host->crypt && !manifest_find(m, "/usr/lib/systemd/systemd-cryptsetup") ?
+                                   (char **) unlock_features : NULL);
         if (r < 0)
                 goto finish;
         r = closure_check(m);
@@ -214,8 +241,9 @@ int build_image(const BuildConfig *c, int out_fd, char ***ret_keys) {
                         goto finish;
         }
 
-        log_info("Wrote %s%s%s: kernel %s, %zu entries, %.1f MiB cpio, %.1f MiB %s, %.2f s.", output,
-                 target && !streq(target, output) ? " -> " : "", target && !streq(target, output) ? target : "", p.kver,
+        log_info("Wrote %s%s%s: %skernel %s, %zu entries, %.1f MiB cpio, %.1f MiB %s, %.2f s.", output,
+                 target && !streq(target, output) ? " -> " : "", target && !streq(target, output) ? target : "",
+                 p.host ? "host-only, " : "", p.kver,
                  m->n_entries, sink_bytes_in(sink) / 1048576.0, st.st_size / 1048576.0,
                  compression_to_string(c->compression), now_s() - t0);
         if (ret_keys)
@@ -232,6 +260,7 @@ void build_args_init(BuildArgs *a) {
         *a = (BuildArgs) {};
         build_config_init(&a->cli);
         a->cli.compression = _COMPRESSION_INVALID;
+        a->cli.hostonly = -1;
 }
 
 void build_args_done(BuildArgs *a) {
@@ -299,6 +328,8 @@ int build_args_config(BuildArgs *a, BuildConfig *c) {
 #undef OVERRIDE
         if (a->cli.no_shell)    /* the command line can only turn shells off */
                 c->no_shell = true;
+        if (a->cli.hostonly >= 0)
+                c->hostonly = a->cli.hostonly;
         if (a->cli.compression >= 0)
                 c->compression = a->cli.compression;
         if (a->cli.level >= 0)

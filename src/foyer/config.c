@@ -201,7 +201,15 @@ int build_config_assign(BuildConfig *c, const char *key, const char *value, cons
                 r = set_string(&c->crypttab, value);
         else if (streq(key, "AddKeyFiles"))
                 r = extend_list(&c->add_key_files, value);
-        else if (streq(key, "NoShell")) {
+        else if (streq(key, "HostOnly")) {
+                int b = parse_boolean(value);
+
+                if (b < 0)
+                        return log_error_errno(SYNTHETIC_ERRNO(EINVAL), "%s:%u: HostOnly= takes a boolean, not \"%s\".",
+                                               file, line, value);
+                c->hostonly = b;
+                r = 0;
+        } else if (streq(key, "NoShell")) {
                 int b = parse_boolean(value);
 
                 if (b < 0)

@@ -51,15 +51,16 @@ static void help_build(void) {
                "                            Add a key file (mode 0400; the image becomes 0600)\n"
                "     --no-shell             No shell in the image: rd.shell, rd.break and debug\n"
                "                            shells cannot turn one on (see rd.emergency=)\n"
+               "  -H --hostonly             Only what this system's root, /usr and swap need: their\n"
+               "                            drivers, file systems and tools (HostOnly=yes)\n"
+               "  -N --no-hostonly          The generic image (the default; HostOnly=no)\n"
                "  -v --verbose              Log debug messages\n"
                "  -h --help                 Show this help\n\n"
                "Spellings of dracut and mkinitcpio:\n"
                "  -g --generate=PATH        Same as --output (mkinitcpio)\n"
                "     --add-drivers=\"M...\"  Same as --add-module for each word (dracut)\n"
                "  -f --force                Accepted and ignored: the output is always replaced,\n"
-               "                            atomically (dracut)\n"
-               "  -N --no-hostonly          Accepted and ignored: the image is always generic\n"
-               "  -H --hostonly             Refused: host-only images are not available yet\n\n"
+               "                            atomically (dracut)\n\n"
                "Settings also come from /etc/foyer/foyer.conf and conf.d/*.conf drop-ins; the\n"
                "command line wins.\n",
                program_invocation_short_name);
@@ -175,12 +176,10 @@ static int verb_build(int argc, char *argv[]) {
                         log_debug("-f/--force is implied: the output is always replaced atomically.");
                         break;
                 case 'N':
-                        log_debug("-N/--no-hostonly is implied: the image is always generic.");
+                        r = build_config_assign(&a.cli, "HostOnly", "no", "command line", 0);
                         break;
                 case 'H':
-                        r = log_error_errno(SYNTHETIC_ERRNO(EOPNOTSUPP),
-                                            "Host-only images (-H, --hostonly) are not available yet; foyer builds "
-                                            "a generic image only. Leave out the option.");
+                        r = build_config_assign(&a.cli, "HostOnly", "yes", "command line", 0);
                         break;
                 case 'c':
                         /* dracut's and mkinitcpio's -c is a configuration file. */

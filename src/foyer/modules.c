@@ -131,7 +131,9 @@ static int add_module(ModuleState *s, struct kmod_module *mod, const char *why) 
         return 0;
 }
 
-static int add_by_name(ModuleState *s, struct kmod_ctx *ctx, const char *name, bool required) {
+/* name: a module name or alias. needed_by: NULL for a module that is skipped when the kernel lacks
+ * it, "requested" for --add-module, else what on the host needs it (host-only). */
+static int add_by_name(ModuleState *s, struct kmod_ctx *ctx, const char *name, const char *why, const char *needed_by) {
         _cleanup_(kmod_module_unref_listp) struct kmod_list *list = NULL;
         int r;
 
@@ -139,13 +141,17 @@ static int add_by_name(ModuleState *s, struct kmod_ctx *ctx, const char *name, b
         if (r < 0)
                 return log_error_errno(r, "Failed to look up module %s: %m", name);
         if (!list) {
-                if (required)
+                if (needed_by && streq(needed_by, "requested"))
                         return log_error_errno(SYNTHETIC_ERRNO(ENOENT), "Module %s not found for kernel %s.",
                                                name, s->probe->kver);
-                log_debug("Default module %s does not exist in kernel %s, skipping.", name, s->probe->kver);
+                if (needed_by)
+                        return log_error_errno(SYNTHETIC_ERRNO(ENOENT),
+                                               "Host-only: %s needs module %s, which kernel %s has neither as a module "
+                                               "nor built in.", needed_by, name, s->probe->kver);
+                log_debug("Module %s (%s) does not exist in kernel %s, skipping.", name, why, s->probe->kver);
                 return 0;
         }
-        return add_module_list(s, list, required ? "requested" : "default set");
+        return add_module_list(s, list, needed_by && !streq(needed_by, "requested") ? needed_by : why);
 }
 
 static int add_class_module(struct kmod_module *mod, const char *why, void *userdata) {
@@ -308,7 +314,7 @@ finish:
         return r;
 }
 
-int modules_add(Manifest *m, const Probe *p, char * const *wanted, char * const *required, bool classes) {
+int modules_add(Manifest *m, const Probe *p, const ModuleRequest *req) {
         _cleanup_(kmod_unrefp) struct kmod_ctx *ctx = NULL;
         _cleanup_strv_free_ char **config = NULL;
         ModuleState s = { .manifest = m, .probe = p };
@@ -337,17 +343,22 @@ int modules_add(Manifest *m, const Probe *p, char * const *wanted, char * const 
         if (r < 0)
                 return log_error_errno(r, "Failed to load the module index of %s: %m", p->moddir);
 
-        STRV_FOREACH(n, required) {
-                r = add_by_name(&s, ctx, *n, true);
+        STRV_FOREACH(n, req->required) {
+                r = add_by_name(&s, ctx, *n, "requested", "requested");
                 if (r < 0)
                         goto finish;
         }
-        STRV_FOREACH(n, wanted) {
-                r = add_by_name(&s, ctx, *n, false);
+        for (size_t i = 0; req->needed && req->needed[i]; i++) {
+                r = add_by_name(&s, ctx, req->needed[i], "host-only", req->needed_by[i]);
                 if (r < 0)
                         goto finish;
         }
-        if (classes) {
+        STRV_FOREACH(n, req->wanted) {
+                r = add_by_name(&s, ctx, *n, p->host ? "host-only" : "default set", NULL);
+                if (r < 0)
+                        goto finish;
+        }
+        if (req->classes) {
                 r = add_classes(&s, ctx);
                 if (r < 0)
                         goto finish;

@@ -7,7 +7,14 @@
 #include "manifest.h"
 #include "probe.h"
 
-/* Adds wanted modules (missing ones are skipped with a debug message) and required ones (missing
- * ones are an error naming them), with classes the hardware classes of module-classes.c, with
- * everything they need, plus modules.dep and friends. */
-int modules_add(Manifest *m, const Probe *p, char * const *wanted, char * const *required, bool classes);
+typedef struct ModuleRequest {
+        char * const *wanted;   /* names or aliases; missing ones are skipped with a debug message */
+        char * const *required; /* --add-module: missing ones are an error naming them */
+        /* Host-only: what the host's devices need (missing: an error naming needed_by[i] too). */
+        char * const *needed;
+        char * const *needed_by;
+        bool classes;           /* the hardware classes of module-classes.c */
+} ModuleRequest;
+
+/* Adds the modules of the request, with everything they need, plus modules.dep and friends. */
+int modules_add(Manifest *m, const Probe *p, const ModuleRequest *req);

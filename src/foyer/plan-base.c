@@ -34,14 +34,6 @@ static const Item binaries[] = {
         { "/usr/sbin/lsmod",                            NEED_OPTIONAL, "module loading" },
         { "/usr/sbin/modinfo",                          NEED_OPTIONAL, "module loading" },
         { "/usr/sbin/fsck",                             NEED_REQUIRED, "systemd-fsck" },
-        { "/usr/sbin/e2fsck",                           NEED_REQUIRED, "fsck of ext2/3/4" },
-        { "/usr/sbin/fsck.ext2",                        NEED_OPTIONAL, "fsck of ext2" },
-        { "/usr/sbin/fsck.ext3",                        NEED_OPTIONAL, "fsck of ext3" },
-        { "/usr/sbin/fsck.ext4",                        NEED_OPTIONAL, "fsck of ext4" },
-        { "/usr/sbin/xfs_repair",                       NEED_OPTIONAL, "xfs repair" },
-        { "/usr/sbin/fsck.xfs",                         NEED_OPTIONAL, "fsck of xfs" },
-        { "/usr/bin/btrfs",                             NEED_OPTIONAL, "btrfs device scan" },
-        { "/usr/sbin/fsck.btrfs",                       NEED_OPTIONAL, "fsck of btrfs" },
         { "/usr/lib/systemd/systemd-shutdown",          NEED_OPTIONAL, "shutdown from the initrd" },
         { "/usr/lib/systemd/systemd-modules-load",      NEED_OPTIONAL, "modules-load.d" },
         { "/usr/lib/systemd/systemd-sysctl",            NEED_OPTIONAL, "sysctl.d" },
@@ -52,6 +44,22 @@ static const Item binaries[] = {
         { "/usr/lib/udev/ata_id",                       NEED_OPTIONAL, "60-persistent-storage.rules" },
         { "/usr/lib/udev/scsi_id",                      NEED_OPTIONAL, "60-persistent-storage.rules" },
         { "/usr/lib/udev/cdrom_id",                     NEED_OPTIONAL, "60-cdrom_id.rules" },
+};
+
+/* The file systems' tools, by the file system types they serve (a prefix: "ext" is ext2, ext3 and
+ * ext4). A host-only image takes those of the root's and /usr's file systems. */
+static const struct {
+        const char *fstype;
+        Item item;
+} fs_tools[] = {
+        { "ext",   { "/usr/sbin/e2fsck",        NEED_REQUIRED, "fsck of ext2/3/4" } },
+        { "ext",   { "/usr/sbin/fsck.ext2",     NEED_OPTIONAL, "fsck of ext2" } },
+        { "ext",   { "/usr/sbin/fsck.ext3",     NEED_OPTIONAL, "fsck of ext3" } },
+        { "ext",   { "/usr/sbin/fsck.ext4",     NEED_OPTIONAL, "fsck of ext4" } },
+        { "xfs",   { "/usr/sbin/xfs_repair",    NEED_OPTIONAL, "xfs repair" } },
+        { "xfs",   { "/usr/sbin/fsck.xfs",      NEED_OPTIONAL, "fsck of xfs" } },
+        { "btrfs", { "/usr/bin/btrfs",          NEED_OPTIONAL, "btrfs device scan" } },
+        { "btrfs", { "/usr/sbin/fsck.btrfs",    NEED_OPTIONAL, "fsck of btrfs" } },
 };
 
 /* The stock units of the initrd transaction (systemd.special(7), bootup(7)). */
@@ -124,8 +132,13 @@ static const Item units[] = {
 
 static const char *const rules[] = {
         "50-udev-default.rules", "60-block.rules", "60-persistent-storage.rules", "60-cdrom_id.rules",
-        "64-btrfs.rules", "80-drivers.rules", "99-systemd.rules", "55-dm.rules",
-        "60-persistent-storage-dm.rules", "95-dm-notify.rules", "75-net-description.rules",
+        "64-btrfs.rules", "80-drivers.rules", "99-systemd.rules", "75-net-description.rules",
+};
+
+/* device-mapper's rules, which run dmsetup (plan-crypt.c and plan-lvm.c add it): left out of a
+ * host-only image with no dm device below the root, /usr or swap and no crypttab or key file. */
+static const char *const dm_rules[] = {
+        "55-dm.rules", "60-persistent-storage-dm.rules", "95-dm-notify.rules",
 };
 
 static const char *const config_files[] = {
@@ -505,9 +518,31 @@ int plan_skeleton(Manifest *m, const BuildConfig *c) {
         return add_skeleton(m);
 }
 
-int plan_binaries(Manifest *m, const BuildConfig *c) {
+static bool host_has_fstype(const HostStack *host, const char *prefix) {
+        STRV_FOREACH(t, host->filesystems)
+                if (startswith(*t, prefix))
+                        return true;
+        return false;
+}
+
+int plan_binaries(Manifest *m, const BuildConfig *c, const Probe *p) {
+        int r;
+
         (void) c;
-        return plan_add_items(m, binaries, ELEMENTSOF(binaries));
+        r = plan_add_items(m, binaries, ELEMENTSOF(binaries));
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < ELEMENTSOF(fs_tools); i++) {
+                if (p->host && !host_has_fstype(p->host, fs_tools[i].fstype)) {
+                        log_debug("Host-only: no %s file system on the root or /usr, leaving out %s.",
+                                  fs_tools[i].fstype, fs_tools[i].item.path);
+                        continue;
+                }
+                r = plan_add_items(m, &fs_tools[i].item, 1);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
 }
 
 int plan_stock_units(Manifest *m, const BuildConfig *c) {
@@ -536,12 +571,11 @@ int plan_unit_links(Manifest *m, const BuildConfig *c) {
         return add_unit_links(m);
 }
 
-int plan_rules(Manifest *m, const BuildConfig *c) {
+static int add_rules(Manifest *m, const char *const *names, size_t n) {
         int r;
 
-        (void) c;
-        for (size_t i = 0; i < ELEMENTSOF(rules); i++) {
-                _cleanup_free_ char *path = strjoin(RULESDIR "/", rules[i]);
+        for (size_t i = 0; i < n; i++) {
+                _cleanup_free_ char *path = strjoin(RULESDIR "/", names[i]);
 
                 if (!path)
                         return log_oom();
@@ -550,6 +584,19 @@ int plan_rules(Manifest *m, const BuildConfig *c) {
                         return r;
         }
         return 0;
+}
+
+int plan_rules(Manifest *m, const BuildConfig *c, const Probe *p) {
+        int r;
+
+        r = add_rules(m, rules, ELEMENTSOF(rules));
+        if (r < 0)
+                return r;
+        if (p->host && !p->host->dm && !c->crypttab && strv_isempty(c->add_key_files)) {
+                log_debug("Host-only: no device-mapper device below the root, /usr or swap, leaving out its rules.");
+                return 0;
+        }
+        return add_rules(m, dm_rules, ELEMENTSOF(dm_rules));
 }
 
 int plan_config(Manifest *m, const BuildConfig *c) {

@@ -118,9 +118,14 @@ static int cmdline_keys(const char *cmdline, char ***keys) {
         return 0;
 }
 
-int plan_crypt(Manifest *m, const BuildConfig *c) {
+int plan_crypt(Manifest *m, const BuildConfig *c, const Probe *p) {
         bool wanted = c->crypttab || !strv_isempty(c->add_key_files);
         int r;
+
+        if (p->host && !p->host->crypt && !wanted) {
+                log_debug("Host-only: no dm-crypt below the root, /usr or swap, leaving out systemd-cryptsetup.");
+                return 0;
+        }
 
         r = plan_add_items(m, crypt_binaries, ELEMENTSOF(crypt_binaries));
         if (r < 0)

@@ -67,11 +67,15 @@ static const char lvm_conf[] =
         "\tarchive = 0\n"
         "}\n";
 
-int plan_lvm(Manifest *m, const BuildConfig *c) {
+int plan_lvm(Manifest *m, const BuildConfig *c, const Probe *p) {
         _cleanup_free_ char *lvm = NULL;
         int r;
 
         (void) c;
+        if (p->host && !p->host->lvm) {
+                log_debug("Host-only: no LVM below the root, /usr or swap, leaving out lvm2.");
+                return 0;
+        }
         r = path_in_root(m->root, "/usr/sbin/lvm", false, &lvm);
         if (r == -ENOMEM)
                 return log_oom();

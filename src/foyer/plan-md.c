@@ -72,11 +72,15 @@ static int plan_md_conf(Manifest *m) {
         return 0;
 }
 
-int plan_md(Manifest *m, const BuildConfig *c) {
+int plan_md(Manifest *m, const BuildConfig *c, const Probe *p) {
         _cleanup_free_ char *rule = NULL;
         int r;
 
         (void) c;
+        if (p->host && !p->host->md) {
+                log_debug("Host-only: no MD RAID below the root, /usr or swap, leaving out mdadm.");
+                return 0;
+        }
         /* The package is there when its assembly rule is; then the rest must be too. */
         r = path_in_root(m->root, RULESDIR "/64-md-raid-assembly.rules", false, &rule);
         if (r == -ENOMEM)

@@ -33,21 +33,21 @@ static const Planner planners[] = {
         /* The units those need, from the tree, before their .wants links are carried over. */
         { "unit-deps",          .run = plan_unit_deps },
         { "unit-links",         .run = plan_unit_links },
-        { "rules",              .run = plan_rules },
+        { "rules",              .run_probe = plan_rules },
         { "config",             .run = plan_config },
         { "generators",         .run = plan_generators },
         { "shell",              .run = plan_shell },
-        { "lvm",                .run = plan_lvm },
-        { "md",                 .run = plan_md },
+        { "lvm",                .run_probe = plan_lvm },
+        { "md",                 .run_probe = plan_md },
         { "gptauto",            .run = plan_gptauto },
-        { "crypt",              .run = plan_crypt },
+        { "crypt",              .run_probe = plan_crypt },
         { "debug",              .run = plan_debug },
         /* After every planner that adds units. */
         { "unit-programs",      .run = plan_unit_programs },
         /* Before the fixed list of binaries, whose error for a missing program would not name the
          * unit that runs it. */
         { "closure-units",      .run = plan_closure_units },
-        { "binaries",           .run = plan_binaries },
+        { "binaries",           .run_probe = plan_binaries },
         { "shell-binaries",     .run = plan_shell_binaries },
         { "etc",                .run_probe = plan_etc },
         { "systemd-version",    .run = plan_systemd_version },

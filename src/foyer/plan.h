@@ -18,7 +18,7 @@ int plan_image(Manifest *m, const BuildConfig *c, const Probe *p);
 /* plan-base.c: the base of every image. */
 int plan_skeleton(Manifest *m, const BuildConfig *c);
 /* systemd's binaries and the tools every image needs (the shells are plan-shell.c's). */
-int plan_binaries(Manifest *m, const BuildConfig *c);
+int plan_binaries(Manifest *m, const BuildConfig *c, const Probe *p);
 /* The stock units of the initrd transaction. */
 int plan_stock_units(Manifest *m, const BuildConfig *c);
 /* foyer's units and drop-ins for stock units ($FOYER_UNIT_DIR). */
@@ -26,7 +26,7 @@ int plan_foyer_units(Manifest *m, const BuildConfig *c);
 /* The stock .wants/.requires links and drop-ins between units in the image. */
 int plan_unit_links(Manifest *m, const BuildConfig *c);
 /* The stock udev rules. */
-int plan_rules(Manifest *m, const BuildConfig *c);
+int plan_rules(Manifest *m, const BuildConfig *c, const Probe *p);
 /* Configuration files and modprobe.d/sysctl.d. */
 int plan_config(Manifest *m, const BuildConfig *c);
 /* foyer's generators ($FOYER_GENERATOR_DIR). */
@@ -47,7 +47,7 @@ int plan_unit_deps(Manifest *m, const BuildConfig *c);
 int plan_unit_programs(Manifest *m, const BuildConfig *c);
 
 /* plan-crypt.c: what unlocking LUKS volumes needs, and the crypttab. */
-int plan_crypt(Manifest *m, const BuildConfig *c);
+int plan_crypt(Manifest *m, const BuildConfig *c, const Probe *p);
 /* After the user's files are in: adds --add-key-file files and makes every key file (those, the
  * ones the crypttab or rd.luks.key= in --cmdline name, and /etc/cryptsetup-keys.d/ files) mode
  * 0400 and marks them secret (Entry.secret; the reason says "key file" for the reader only). */
@@ -55,11 +55,14 @@ int plan_crypt_keys(Manifest *m, const BuildConfig *c);
 /* Returns the image paths of the key files, the entries marked secret (NULL when there are none). */
 int plan_key_files(Manifest *m, char ***ret);
 
+/* The storage planners below leave their tools out of a host-only image (p->host) whose root, /usr
+ * and swap do not use them. */
+
 /* plan-lvm.c: lvm2's tools, udev rules and an lvm.conf for the initrd. */
-int plan_lvm(Manifest *m, const BuildConfig *c);
+int plan_lvm(Manifest *m, const BuildConfig *c, const Probe *p);
 
 /* plan-md.c: mdadm's tools, udev rules and units, and the tree's mdadm.conf. */
-int plan_md(Manifest *m, const BuildConfig *c);
+int plan_md(Manifest *m, const BuildConfig *c, const Probe *p);
 
 /* plan-gptauto.c: what root discovery needs beyond the stock rules (systemd-growfs). */
 int plan_gptauto(Manifest *m, const BuildConfig *c);

@@ -147,6 +147,10 @@ static int add_dlopen_feature(Manifest *m, size_t i, const ElfFile *f, const Dlo
 }
 
 int resolve_libraries(Manifest *m, char * const *search_path, ResolveFlags flags) {
+        return resolve_libraries_skip(m, search_path, flags, NULL);
+}
+
+int resolve_libraries_skip(Manifest *m, char * const *search_path, ResolveFlags flags, char * const *skip) {
         int r;
 
         assert(m);
@@ -183,6 +187,12 @@ int resolve_libraries(Manifest *m, char * const *search_path, ResolveFlags flags
                 if (r < 0)
                         return log_oom();
                 for (size_t k = 0; k < f->n_dlopen_features; k++) {
+                        const char *feature = f->dlopen_features[k].feature;
+
+                        if (feature && strv_contains(skip, feature)) {
+                                log_debug("%s: feature \"%s\" left out, as asked.", e->path, feature);
+                                continue;
+                        }
                         r = add_dlopen_feature(m, i, f, &f->dlopen_features[k], search_path);
                         if (r < 0)
                                 return r;

@@ -14,3 +14,6 @@ typedef enum ResolveFlags {
 /* search_path: the directories searched after RPATH/RUNPATH, in order (the loader's default path of
  * the root). Returns 0, or the first error (logged). */
 int resolve_libraries(Manifest *m, char * const *search_path, ResolveFlags flags);
+/* The same, leaving out the dlopen() features named in skip (a host-only image without dm-crypt
+ * needs no "cryptsetup"). */
+int resolve_libraries_skip(Manifest *m, char * const *search_path, ResolveFlags flags, char * const *skip);
