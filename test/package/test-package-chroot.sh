@@ -33,7 +33,9 @@ cache=${FOYER_TREE_CACHE:-/var/cache/foyer-trees}
 mirror=${FOYER_DEBIAN_MIRROR:-$(sed -n 's/^URIs: *\(http[^ ]*debian\)$/\1/p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n1)}
 mirror=${mirror:-http://deb.debian.org/debian}
 mkdir -p "$cache"
-base=$cache/package-bookworm-$(sha256sum "$0" | cut -c1-12)
+# The tree's name holds a hash of its recipe: a changed recipe makes a new tree.
+recipe="debootstrap --variant=minbase --include=systemd,systemd-sysv,udev,kmod,initramfs-tools bookworm; apt-get --download-only install linux-image-amd64"
+base=$cache/package-bookworm-$(sha256sum <<<"$recipe" | cut -c1-12)
 (
         flock 9
         if [[ ! -e $base.ok ]]; then
@@ -123,7 +125,8 @@ tail -15 "$tmp/fail.log"
 grep -q 'foyer-no-such-module' "$tmp/fail.log" || fail "the build's error is not shown"
 grep -Eq "dpkg: error processing package $kpkg" "$tmp/fail.log" || fail "dpkg did not report the kernel package's failure"
 cmp "$tmp/image.before" "$image" || fail "the previous image changed"
-ls -A "$root/boot" | grep -v -E '^(initrd\.img|vmlinuz|config|System\.map)-' && fail "a temporary file was left in /boot"
+leftover=$(find "$root/boot" -mindepth 1 -maxdepth 1 ! -name 'initrd.img-*' ! -name 'vmlinuz-*' ! -name 'config-*' ! -name 'System.map-*')
+[[ -z $leftover ]] || fail "a temporary file was left in /boot: $leftover"
 rm "$root/etc/foyer/foyer.conf"
 in_root dpkg --configure -a >"$tmp/configure.log" 2>&1 || { cat "$tmp/configure.log"; fail "dpkg --configure -a after the fix"; }
 

@@ -51,6 +51,7 @@ for f in /etc/kernel/postinst.d/foyer /etc/kernel/postrm.d/foyer; do
 done
 grep -q 'triggered)' "$ctrl/postinst" || fail "the postinst does not handle triggered"
 for f in 85-initrd.install 55-initrd.install; do
-        grep -q "$f" "$ctrl/preinst" && grep -q "$f" "$ctrl/postrm" || fail "$f is not diverted and put back"
+        grep -q "$f" "$ctrl/preinst" || fail "the preinst does not divert $f"
+        grep -q "$f" "$ctrl/postrm" || fail "the postrm does not put $f back"
 done
 echo ok
