@@ -76,12 +76,17 @@ pkgfile=/tmp/$(basename "$deb")
 
 echo "== apt-get install ./$(basename "$deb") linux-image-amd64"
 in_root dpkg -s initramfs-tools >/dev/null || fail "the base tree has no initramfs-tools"
+# The logs stay in OUTDIR for a look after the run.
+trap 'cp "$tmp"/*.log "$out/" 2>/dev/null || true; cleanup' EXIT
 start=$(date +%s)
 in_root apt-get -y install "$pkgfile" linux-image-amd64 >"$tmp/install.log" 2>&1 ||
         { tail -40 "$tmp/install.log"; fail "apt-get install"; }
 echo "installed in $(( $(date +%s) - start )) s"
 grep -E '^(Removing|Processing triggers for foyer|update-initramfs:)' "$tmp/install.log" || true
-in_root dpkg -s initramfs-tools >/dev/null 2>&1 && fail "initramfs-tools is still installed"
+# shellcheck disable=SC2016 # dpkg-query expands the format, not the shell
+status() { in_root dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null || true; }
+[[ $(status initramfs-tools) != installed ]] || fail "initramfs-tools is still installed"
+[[ $(status foyer) == installed ]] || fail "foyer is not installed: $(status foyer)"
 kver=$(basename "$(ls -d "$root"/usr/lib/modules/*)")
 image=$root/boot/initrd.img-$kver
 [[ -f $image ]] || fail "no $image"
