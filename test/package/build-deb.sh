@@ -18,7 +18,14 @@ flock 9
 version=$(dpkg-parsechangelog -l "$src/debian/changelog" -S Version)
 deb=$out/foyer_${version}_$(dpkg-architecture -qDEB_HOST_ARCH).deb
 files=$(git -C "$src" ls-files -co --exclude-standard)
-if [[ -s $deb ]] && ! (cd "$src" && xargs -d '\n' find 2>/dev/null -newer "$deb" -type f <<<"$files" | grep -q .); then
+fresh() {
+        [[ -s $deb ]] || return 1
+        local f
+        while IFS= read -r f; do
+                [[ ! $src/$f -nt $deb ]] || return 1
+        done <<<"$files"
+}
+if fresh; then
         echo "$deb"
         exit 0
 fi

@@ -83,6 +83,10 @@ in_root apt-get -y install "$pkgfile" linux-image-amd64 >"$tmp/install.log" 2>&1
         { tail -40 "$tmp/install.log"; fail "apt-get install"; }
 echo "installed in $(( $(date +%s) - start )) s"
 grep -E '^(Removing|Processing triggers for foyer|update-initramfs:)' "$tmp/install.log" || true
+# One image from the kernel's postinst hooks (foyer's, or initramfs-tools' own left behind as a
+# conffile, which calls foyer's update-initramfs: not both), one from foyer's trigger.
+n=$(grep -c '^update-initramfs: Generating ' "$tmp/install.log" || true)
+[[ $n == 2 ]] || fail "$n images made during the installation, not 2 (the kernel's hook and the trigger)"
 # shellcheck disable=SC2016 # dpkg-query expands the format, not the shell
 status() { in_root dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null || true; }
 [[ $(status initramfs-tools) != installed ]] || fail "initramfs-tools is still installed"
