@@ -5,6 +5,9 @@
 # directory; the host's /boot and /etc/kernel are not used): the entry's initrd is foyer's, as
 # foyer ls shows. With another initrd generator configured, the plugin stays out of the way; with
 # layout=uki and uki_generator=foyer (254's variables, set by hand here) it also stages uki.efi.
+# With layout=bls the plugin writes the entry's initrd itself, so an image with a key file stays
+# 0600 there (90-loaderentry copies staged initrds with 0644). The plugins run are the plugin and
+# 90-loaderentry, as on a system with foyer's package, which diverts Debian's 85-initrd.install.
 # Usage: test-kernel-install.sh FOYER GENERATOR-DIR UNIT-DIR PLUGIN
 set -eu
 foyer=$1
@@ -51,6 +54,19 @@ grep -Eq "^initrd +(.*)?/$machine_id/$kver/initrd$" "$entry" || { cat "$entry"; 
 grep -q ' usr/lib/systemd/systemd$' "$tmp/ls" || fail "the entry's initrd has no systemd"
 grep -q ' etc/initrd-release$' "$tmp/ls" || fail "the entry's initrd is not a foyer image"
 grep -q ' usr/lib/systemd/system-generators/foyer-' "$tmp/ls" || fail "no foyer generator in the initrd"
+
+[[ $(stat -c %a "$tmp/boot/$machine_id/$kver/initrd") == 644 ]] ||
+        fail "the entry's initrd without key files has mode $(stat -c %a "$tmp/boot/$machine_id/$kver/initrd")"
+
+echo "== layout=bls with a key file: the entry's initrd stays 0600"
+setup layout=bls initrd_generator=foyer
+head -c 32 /dev/urandom > "$tmp/bls.key"
+FOYER_INSTALL_ARGS="--add-key-file $tmp/bls.key:/etc/keys/bls.key" run_kernel_install 2>/dev/null
+[[ $(grep -c '^initrd' "$entry") == 1 ]] || { cat "$entry"; fail "not exactly one initrd in the entry"; }
+[[ $(stat -c %a "$tmp/boot/$machine_id/$kver/initrd") == 600 ]] ||
+        fail "the entry's initrd with a key file has mode $(stat -c %a "$tmp/boot/$machine_id/$kver/initrd")"
+grep -q ' etc/keys/bls.key$' <("$foyer" ls "$tmp/boot/$machine_id/$kver/initrd" 2>/dev/null) || fail "the key is not in the entry's initrd"
+[[ -z $(find "$tmp/boot" -name '.#*') ]] || fail "a temporary file was left in the entry directory"
 
 echo "== no initrd_generator configured: foyer is used"
 setup layout=bls

@@ -1,0 +1,151 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# test-package-chroot.sh SOURCE-ROOT OUTDIR
+#
+# foyer's package installed the way a user does it, in a chroot of a copy of a debootstrapped
+# Debian 12 tree (never on the build machine itself, whose initramfs-tools it would remove):
+#   * `apt-get install ./foyer_VERSION_ARCH.deb linux-image-amd64`: initramfs-tools goes (it is
+#     in the tree before), /boot/initrd.img-VERSION is foyer's (foyer ls), and systemd's
+#     85-initrd.install is diverted away;
+#   * update-initramfs -u from another package's postinst defers through the trigger, and foyer's
+#     postinst then remakes the image (a new file, renamed over the old one);
+#   * a build that fails during the kernel's postinst (here an unknown module in foyer.conf; once
+#     foyer reads the system's crypttab, a keyscript= line will fail the same way) makes dpkg report
+#     the error, and the previous image stays byte-identical;
+#   * `apt-get remove` of the kernel removes its image;
+#   * removing foyer puts 85-initrd.install back.
+# The base tree (debootstrap minbase + systemd, udev and initramfs-tools, with the kernel's packages
+# downloaded) is made once into $FOYER_TREE_CACHE (default /var/cache/foyer-trees) and copied for
+# each run.
+set -euo pipefail
+src=$1 out=$2
+fail() { echo "FAIL: $*"; exit 1; }
+[[ $(id -u) == 0 ]] || { echo "needs root (chroot); skipping"; exit 77; }
+command -v debootstrap >/dev/null || { echo "debootstrap missing; skipping"; exit 77; }
+
+rc=0
+deb=$("$(dirname "$0")/build-deb.sh" "$src" "$out") || rc=$?
+[[ $rc == 0 ]] || exit "$rc"
+
+# The base tree, once.
+cache=${FOYER_TREE_CACHE:-/var/cache/foyer-trees}
+mirror=${FOYER_DEBIAN_MIRROR:-$(sed -n 's/^URIs: *\(http[^ ]*debian\)$/\1/p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n1)}
+mirror=${mirror:-http://deb.debian.org/debian}
+mkdir -p "$cache"
+# The tree's name holds a hash of its recipe: a changed recipe makes a new tree.
+recipe="debootstrap --variant=minbase --include=systemd,systemd-sysv,udev,kmod,initramfs-tools bookworm; apt-get --download-only install linux-image-amd64"
+base=$cache/package-bookworm-$(sha256sum <<<"$recipe" | cut -c1-12)
+(
+        flock 9
+        if [[ ! -e $base.ok ]]; then
+                rm -rf "$base" "$base.tmp"
+                echo "== debootstrap bookworm into $base (once)"
+                start=$(date +%s)
+                debootstrap --variant=minbase --include=systemd,systemd-sysv,udev,kmod,initramfs-tools \
+                        bookworm "$base.tmp" "$mirror" >"$out/debootstrap.log" 2>&1 ||
+                        { tail -20 "$out/debootstrap.log"; echo "debootstrap failed"; exit 1; }
+                chroot "$base.tmp" apt-get -q update >/dev/null
+                chroot "$base.tmp" apt-get -qy --download-only install linux-image-amd64 >/dev/null
+                mv "$base.tmp" "$base"
+                touch "$base.ok"
+                echo "base tree made in $(( $(date +%s) - start )) s"
+        fi
+) 9>"$cache/package-bookworm.lock" || exit 1
+for old in "$cache"/package-bookworm-*; do
+        [[ $old == "$base" || $old == "$base.ok" ]] || rm -rf "$old"
+done
+
+tmp=$(mktemp -d /var/tmp/test-package-chroot.XXXXXX)
+root=$tmp/root
+mounts=()
+cleanup() {
+        for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do umount -l "${mounts[i]}" 2>/dev/null || true; done
+        rm -rf "$tmp"
+}
+trap cleanup EXIT
+cp -a "$base" "$root"
+for m in proc sys dev; do
+        mount --rbind "/$m" "$root/$m"
+        mount --make-rslave "$root/$m"
+        mounts+=("$root/$m")
+done
+in_root() { chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive LC_ALL=C.UTF-8 "$@"; }
+cp "$deb" "$root/tmp/"
+pkgfile=/tmp/$(basename "$deb")
+
+echo "== apt-get install ./$(basename "$deb") linux-image-amd64"
+in_root dpkg -s initramfs-tools >/dev/null || fail "the base tree has no initramfs-tools"
+# The logs stay in OUTDIR for a look after the run.
+trap 'cp "$tmp"/*.log "$out/" 2>/dev/null || true; cleanup' EXIT
+start=$(date +%s)
+in_root apt-get -y install "$pkgfile" linux-image-amd64 >"$tmp/install.log" 2>&1 ||
+        { tail -40 "$tmp/install.log"; fail "apt-get install"; }
+echo "installed in $(( $(date +%s) - start )) s"
+grep -E '^(Removing|Processing triggers for foyer|update-initramfs:)' "$tmp/install.log" || true
+# One image from the kernel's postinst hooks (foyer's, or initramfs-tools' own left behind as a
+# conffile, which calls foyer's update-initramfs: not both), one from foyer's trigger.
+n=$(grep -c '^update-initramfs: Generating ' "$tmp/install.log" || true)
+[[ $n == 2 ]] || fail "$n images made during the installation, not 2 (the kernel's hook and the trigger)"
+# shellcheck disable=SC2016 # dpkg-query expands the format, not the shell
+status() { in_root dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null || true; }
+[[ $(status initramfs-tools) != installed ]] || fail "initramfs-tools is still installed"
+[[ $(status foyer) == installed ]] || fail "foyer is not installed: $(status foyer)"
+kver=$(basename "$(ls -d "$root"/usr/lib/modules/*)")
+image=$root/boot/initrd.img-$kver
+[[ -f $image ]] || fail "no $image"
+in_root foyer ls "/boot/initrd.img-$kver" >"$tmp/ls" 2>/dev/null || fail "foyer ls cannot read the image"
+grep -q ' etc/initrd-release$' "$tmp/ls" || fail "the image is not foyer's"
+in_root foyer ls "/boot/initrd.img-$kver" etc/initrd-release | grep -qx 'ID=foyer' || fail "the image's initrd-release is not foyer's"
+grep -q ' usr/lib/systemd/system-generators/foyer-root-generator$' "$tmp/ls" || fail "no foyer generators in the image"
+[[ ! -e $root/usr/lib/kernel/install.d/85-initrd.install && -e $root/usr/lib/kernel/install.d/85-initrd.install.foyer-diverted ]] ||
+        fail "85-initrd.install is not diverted"
+
+echo "== update-initramfs -u from another package's postinst: deferred to foyer's trigger"
+mkdir -p "$tmp/dummy/DEBIAN"
+cat >"$tmp/dummy/DEBIAN/control" <<CONTROL
+Package: foyer-test-hook
+Version: 1
+Architecture: all
+Maintainer: foyer tests <tests@example.invalid>
+Description: calls update-initramfs -u from its postinst, as cryptsetup or lvm2 do
+CONTROL
+printf '#!/bin/sh\nset -e\nupdate-initramfs -u\n' >"$tmp/dummy/DEBIAN/postinst"
+chmod 755 "$tmp/dummy/DEBIAN/postinst"
+dpkg-deb -b "$tmp/dummy" "$root/tmp/foyer-test-hook.deb" >/dev/null
+before=$(stat -c %i "$image")
+in_root dpkg -i /tmp/foyer-test-hook.deb >"$tmp/trigger.log" 2>&1 || { cat "$tmp/trigger.log"; fail "dpkg -i of the test package"; }
+cat "$tmp/trigger.log"
+grep -q 'update-initramfs: deferring update (trigger activated)' "$tmp/trigger.log" || fail "update-initramfs did not defer"
+grep -q 'Processing triggers for foyer' "$tmp/trigger.log" || fail "foyer's trigger did not run"
+grep -q "update-initramfs: Generating /boot/initrd.img-$kver" "$tmp/trigger.log" || fail "the trigger did not remake the image"
+[[ $(stat -c %i "$image") != "$before" ]] || fail "the image was not replaced"
+in_root foyer ls "/boot/initrd.img-$kver" >/dev/null 2>&1 || fail "the remade image cannot be read"
+
+echo "== a failed build during the kernel's postinst"
+cp -a "$image" "$tmp/image.before"
+mkdir -p "$root/etc/foyer"
+printf '[Build]\nAddModules=foyer-no-such-module\n' >"$root/etc/foyer/foyer.conf"
+kpkg=linux-image-$kver
+rc=0
+in_root apt-get -y install --reinstall "$kpkg" >"$tmp/fail.log" 2>&1 || rc=$?
+tail -15 "$tmp/fail.log"
+[[ $rc != 0 ]] || fail "apt-get succeeded although the build failed"
+grep -q 'foyer-no-such-module' "$tmp/fail.log" || fail "the build's error is not shown"
+grep -Eq "dpkg: error processing package $kpkg" "$tmp/fail.log" || fail "dpkg did not report the kernel package's failure"
+cmp "$tmp/image.before" "$image" || fail "the previous image changed"
+leftover=$(find "$root/boot" -mindepth 1 -maxdepth 1 ! -name 'initrd.img-*' ! -name 'vmlinuz-*' ! -name 'config-*' ! -name 'System.map-*')
+[[ -z $leftover ]] || fail "a temporary file was left in /boot: $leftover"
+rm "$root/etc/foyer/foyer.conf"
+in_root dpkg --configure -a >"$tmp/configure.log" 2>&1 || { cat "$tmp/configure.log"; fail "dpkg --configure -a after the fix"; }
+
+echo "== apt-get remove of the kernel removes its image"
+[[ -f $image ]] || fail "no image before the removal"
+in_root apt-get -y remove "$kpkg" linux-image-amd64 >"$tmp/remove.log" 2>&1 || { tail -20 "$tmp/remove.log"; fail "apt-get remove"; }
+[[ ! -e $image ]] || fail "$image is still there after the kernel's removal"
+
+echo "== removing foyer puts systemd's 85-initrd.install back"
+in_root apt-get -y remove foyer >"$tmp/remove-foyer.log" 2>&1 || { tail -20 "$tmp/remove-foyer.log"; fail "apt-get remove foyer"; }
+[[ -e $root/usr/lib/kernel/install.d/85-initrd.install && ! -e $root/usr/lib/kernel/install.d/85-initrd.install.foyer-diverted ]] ||
+        fail "85-initrd.install is not back after foyer's removal"
+echo ok
