@@ -227,6 +227,15 @@ int build_config_assign(BuildConfig *c, const char *key, const char *value, cons
                                                file, line, value);
                 c->level = (int) l;
                 r = 0;
+        } else if (streq(key, "Microcode")) {
+                MicrocodeMode m = microcode_mode_from_string(value);
+
+                if (m < 0)
+                        return log_error_errno(SYNTHETIC_ERRNO(EINVAL),
+                                               "%s:%u: unknown microcode setting \"%s\" (all, host, none).",
+                                               file, line, value);
+                c->microcode = m;
+                r = 0;
         } else {
                 log_warning("%s:%u: unknown setting %s=, ignoring.", file, line, key);
                 return 0;

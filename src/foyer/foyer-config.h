@@ -6,6 +6,7 @@
 #include <stdbool.h>
 
 #include "compress.h"
+#include "microcode.h"
 
 typedef struct BuildConfig {
         char *output;           /* NULL: ./initrd-<kver>.img; may hold %k and %%, see output_expand() */
@@ -19,6 +20,7 @@ typedef struct BuildConfig {
         char *crypttab;         /* file to install as /etc/crypttab */
         char **add_key_files;   /* "SRC[:DEST]", installed 0400 */
         bool no_shell;          /* --no-shell: no shell in the image, none from the command line */
+        MicrocodeMode microcode; /* which vendors' early microcode goes in front of the image */
 } BuildConfig;
 
 void build_config_init(BuildConfig *c);

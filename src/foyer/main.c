@@ -51,6 +51,9 @@ static void help_build(void) {
                "                            Add a key file (mode 0400; the image becomes 0600)\n"
                "     --no-shell             No shell in the image: rd.shell, rd.break and debug\n"
                "                            shells cannot turn one on (see rd.emergency=)\n"
+               "     --microcode=WHICH      Early microcode archive in front of the image, from\n"
+               "                            the tree's intel-microcode and amd64-microcode:\n"
+               "                            all (default), host (this CPU's vendor only), none\n"
                "  -v --verbose              Log debug messages\n"
                "  -h --help                 Show this help\n\n"
                "Spellings of dracut and mkinitcpio:\n"
@@ -204,7 +207,7 @@ static int verb_build(int argc, char *argv[]) {
         if (r >= 0)
                 r = build_args_config(&a, &c);
         if (r >= 0)
-                r = build_image(&c, -EBADF, NULL);
+                r = build_image(&c, -EBADF, -EBADF, NULL);
 
         build_args_done(&a);
         build_config_done(&c);
