@@ -13,6 +13,7 @@
 # Usage: test-foyer-microcode.sh FOYER GENERATOR-DIR UNIT-DIR STUB
 #   STUB: a systemd stub (the build checks and the UKI on it); "trixie" fetches trixie's (257)
 #   with fetch-stub.sh and checks only the UKI on it (skips if the archive is unreachable).
+# shellcheck source=SCRIPTDIR/lib.sh
 . "$(dirname "$0")/lib.sh" "$@"
 stub=$4
 here=$(dirname "$(realpath "$0")")
