@@ -174,6 +174,33 @@ static int collect_vendor(const char *root, MicrocodeVendor v, char **ret, size_
         return 0;
 }
 
+/* The size of a newc header and name of that length, with the padding to 4 bytes. */
+static uint64_t entry_head_size(size_t name_len) {
+        return ALIGN_TO(110 + name_len + 1, 4);
+}
+
+/* The kernel applies Intel's microcode where it finds it in the archive (the MSR takes the address
+ * of the update data, which must be 16-byte aligned: Intel SDM vol. 3, "Microcode Update
+ * Loader"), and Intel's updates are multiples of 1 KiB: so GenuineIntel.bin's data must start on
+ * 16 bytes. newc aligns to 4 only; as iucode_tool --write-earlyfw does, an empty file whose name
+ * has the right length goes before it when needed. */
+static int write_alignment_entry(CpioWriter *w, const char *name) {
+        static const char base[] = "kernel/x86/microcode/.GenuineIntel.bin.align";
+        char pad[sizeof(base) + 12];
+        uint64_t data_at = w->offset + entry_head_size(strlen(name)), need, head;
+        size_t extra;
+
+        need = (16 - data_at % 16) % 16;        /* 0, 4, 8 or 12: newc keeps 4 */
+        if (need == 0)
+                return 0;
+        /* Each 4 more bytes of name make the entry 4 bytes longer. */
+        head = entry_head_size(sizeof(base) - 1);
+        extra = (size_t) ((need + 16 - head % 16) % 16);
+        snprintf(pad, sizeof(pad), "%s%.*s", base, (int) extra, "000000000000");
+        assert((w->offset + entry_head_size(strlen(pad)) + entry_head_size(strlen(name))) % 16 == 0);
+        return cpio_write_file(w, pad, 0644, 0, 1, -EBADF, NULL, 0);
+}
+
 int microcode_write_early_cpio(const char *root, MicrocodeMode mode, uint64_t mtime, int fd, uint64_t *ret_size) {
         char *data[_MICROCODE_VENDOR_MAX] = {};
         size_t size[_MICROCODE_VENDOR_MAX] = {};
@@ -231,6 +258,11 @@ int microcode_write_early_cpio(const char *root, MicrocodeMode mode, uint64_t mt
                 if (!name) {
                         r = log_oom();
                         goto finish;
+                }
+                if (v == MICROCODE_VENDOR_INTEL) {
+                        r = write_alignment_entry(&w, name);
+                        if (r < 0)
+                                goto write_failed;
                 }
                 r = cpio_write_file(&w, name, 0644, 0, 1, -EBADF, data[v], size[v]);
                 if (r < 0)

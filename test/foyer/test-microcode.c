@@ -2,7 +2,8 @@
 
 /* Early microcode: the CPU vendor read from /proc/cpuinfo's text, the --microcode= words, and the
  * early archive written from a scratch tree with synthetic microcode files, read back with
- * foyer's newc parser (entries, order, contents, mtime, padding). test-foyer-microcode.sh checks
+ * foyer's newc parser (entries, order, contents, mtime, padding, GenuineIntel.bin's data on 16
+ * bytes). test-foyer-microcode.sh checks
  * whole images, foyer ls and foyer uki. */
 
 #include <fcntl.h>
@@ -122,6 +123,24 @@ static size_t early_archive(const char *root, MicrocodeMode mode, Seen *seen) {
         return size;
 }
 
+/* Where GenuineIntel.bin's data starts in the archive just written: after its header and name,
+ * padded to 4 bytes. */
+static size_t intel_data_offset(const char *root) {
+        static const char name[] = "kernel/x86/microcode/GenuineIntel.bin";
+        _cleanup_close_ int fd = memfd_create("test-microcode", MFD_CLOEXEC);
+        _cleanup_free_ char *data = NULL;
+        const char *p;
+        size_t size;
+
+        ASSERT_TRUE(fd >= 0);
+        ASSERT_EQ(microcode_write_early_cpio(root, MICROCODE_ALL, 0, fd, NULL), 1);
+        ASSERT_TRUE(lseek(fd, 0, SEEK_SET) == 0);
+        ASSERT_OK(read_full_fd(fd, &data, &size));
+        p = memmem(data, size, name, sizeof(name));
+        ASSERT_TRUE(p);
+        return ALIGN_TO((size_t) (p - data) + sizeof(name), 4);
+}
+
 TEST(early_archive) {
         char root[] = "/tmp/test-microcode.XXXXXX";
         Seen seen;
@@ -138,9 +157,12 @@ TEST(early_archive) {
         put(root, "/usr/lib/firmware/amd-ucode/microcode_amd.bin", "amd-");
         put(root, "/usr/lib/firmware/amd-ucode/microcode_amd.bin.asc", "sig");
         ASSERT_TRUE(early_archive(root, MICROCODE_ALL, &seen) > 0);
+        /* GenuineIntel.bin's data would start at 684 (12 mod 16): an empty file with a name of
+         * the right length goes before it. */
         static const char *const names[] = {
                 "kernel", "kernel/x86", "kernel/x86/microcode",
-                "kernel/x86/microcode/AuthenticAMD.bin", "kernel/x86/microcode/GenuineIntel.bin",
+                "kernel/x86/microcode/AuthenticAMD.bin", "kernel/x86/microcode/.GenuineIntel.bin.align00000000",
+                "kernel/x86/microcode/GenuineIntel.bin",
         };
         ASSERT_EQ(seen.n, (unsigned) ELEMENTSOF(names));
         for (unsigned i = 0; i < seen.n; i++) {
@@ -150,7 +172,25 @@ TEST(early_archive) {
         }
         /* Name order; the hidden file and the signature stay out. */
         ASSERT_STREQ(seen.data[3], "amd-amd19");
-        ASSERT_STREQ(seen.data[4], "AB");
+        ASSERT_EQ(seen.size[4], (size_t) 0);
+        ASSERT_STREQ(seen.data[5], "AB");
+        ASSERT_EQ(intel_data_offset(root) % 16, (size_t) 0);
+
+        /* AMD's data 16 bytes long: GenuineIntel.bin's data starts at 688 without help. */
+        put(root, "/usr/lib/firmware/amd-ucode/microcode_amd.bin", "0123456789a");
+        ASSERT_TRUE(early_archive(root, MICROCODE_ALL, &seen) > 0);
+        ASSERT_EQ(seen.n, 5U);
+        ASSERT_STREQ(seen.names[4], "kernel/x86/microcode/GenuineIntel.bin");
+        ASSERT_EQ(intel_data_offset(root), (size_t) 688);
+        /* Every other length of AMD's data: aligned all the same. */
+        for (unsigned n = 1; n <= 16; n++) {
+                char text[17] = "xxxxxxxxxxxxxxxx";
+
+                text[n] = 0;
+                put(root, "/usr/lib/firmware/amd-ucode/microcode_amd_fam19h.bin", text);
+                ASSERT_EQ(intel_data_offset(root) % 16, (size_t) 0);
+        }
+        put(root, "/usr/lib/firmware/amd-ucode/microcode_amd.bin", "amd-");
 
         /* none: nothing, whatever the tree holds. */
         ASSERT_EQ(early_archive(root, MICROCODE_NONE, &seen), (size_t) 0);
