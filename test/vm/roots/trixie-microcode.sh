@@ -6,8 +6,8 @@
 # amd-ucode/*.bin; those non-free-firmware packages need not be reachable), for the
 # trixie-microcode scenario: `foyer build --root` of it puts the early microcode archive in front
 # of the image. A hard-linked copy of the trixie tree (nothing of that tree is changed), cached as
-# CACHEDIR/tree-trixie-microcode-<hash>, keyed by this script's text and the trixie tree's path (which
-# changes with its recipe). Prints the tree's path.
+# CACHEDIR/tree-trixie-microcode-<hash>, keyed by this script's text and the trixie tree's path
+# (which changes with its recipe). Prints the tree's path.
 set -euo pipefail
 
 cachedir=${1:?usage: trixie-microcode.sh CACHEDIR}
