@@ -1,14 +1,14 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # shellcheck shell=bash
 # bash completion for foyer(1): commands, the options of each, file names for paths, kernel
-# versions from /usr/lib/modules for --kver, the formats for --compress. Needs only bash itself,
-# not the bash-completion package. Keep the option lists in step with "foyer COMMAND --help"
-# (test/foyer/test-docs.sh checks that).
+# versions from /usr/lib/modules for --kver, the formats for --compress, the words of
+# --microcode. Needs only bash itself, not the bash-completion package. Keep the option lists in
+# step with "foyer COMMAND --help" (test/foyer/test-docs.sh checks that).
 
 _foyer() {
         local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]} verb=
         local image='-k --kver -r --root -c --compress --compress-level -m --add-module -a --add-file
-                     --crypttab --add-key-file --no-shell -v --verbose'
+                     --crypttab --add-key-file --no-shell --microcode -v --verbose'
         local -A opts=(
                 [build]="-h --help -o --output --cmdline $image -g --generate --add-drivers -f --force
                          -N --no-hostonly -H --hostonly"
@@ -44,6 +44,10 @@ _foyer() {
         -c | --compress)
                 [[ $verb == build || $verb == uki ]] &&
                         mapfile -t COMPREPLY < <(compgen -W 'zstd xz gzip lz4 none' -- "$cur")
+                return 0 ;;
+        --microcode)
+                [[ $verb == build || $verb == uki ]] &&
+                        mapfile -t COMPREPLY < <(compgen -W 'all host none' -- "$cur")
                 return 0 ;;
         -r | --root)
                 compopt -o filenames 2>/dev/null

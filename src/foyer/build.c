@@ -13,6 +13,7 @@
 #include "hostonly.h"
 #include "log.h"
 #include "manifest.h"
+#include "microcode.h"
 #include "modules.h"
 #include "plan.h"
 #include "probe.h"
@@ -83,7 +84,7 @@ static int output_prepare(const char *pattern, const char *kver, char **ret_outp
         return 0;
 }
 
-int build_image(const BuildConfig *c, int out_fd, char ***ret_keys) {
+int build_image(const BuildConfig *c, int out_fd, int ucode_fd, char ***ret_keys) {
         _cleanup_(manifest_freep) Manifest *m = NULL;
         _cleanup_strv_free_ char **search_path = NULL, **wanted = NULL, **keys = NULL;
         _cleanup_free_ char *output = NULL, *target = NULL;
@@ -93,7 +94,7 @@ int build_image(const BuildConfig *c, int out_fd, char ***ret_keys) {
         _cleanup_(host_stack_done) HostStack host = {};
         ModuleRequest req = {};
         CpioWriter w;
-        uint64_t mtime;
+        uint64_t mtime, ucode_size = 0;
         struct stat st;
         double t0 = now_s();
         const char *root = c->root ?: "/";
@@ -200,6 +201,14 @@ int build_image(const BuildConfig *c, int out_fd, char ***ret_keys) {
                 if (r < 0)
                         goto finish;
         }
+        /* The early microcode archive first: the kernel reads it, uncompressed, from the start. */
+        r = microcode_write_early_cpio(root, c->microcode >= 0 ? c->microcode : p.host ? MICROCODE_HOST : MICROCODE_ALL,
+                                       mtime, ucode_fd >= 0 ? ucode_fd : out_fd >= 0 ? out_fd : out.fd,
+                                       &ucode_size);
+        if (r < 0)
+                goto finish;
+        if (ucode_fd >= 0)
+                ucode_size = 0;         /* not in this file */
         r = sink_new(c->compression, c->level, out_fd >= 0 ? out_fd : out.fd, &sink);
         if (r < 0) {
                 log_error_errno(r, "Failed to set up %s compression: %m", compression_to_string(c->compression));
@@ -241,11 +250,12 @@ int build_image(const BuildConfig *c, int out_fd, char ***ret_keys) {
                         goto finish;
         }
 
-        log_info("Wrote %s%s%s: %skernel %s, %zu entries, %.1f MiB cpio, %.1f MiB %s, %.2f s.", output,
+        log_info("Wrote %s%s%s: %skernel %s, %zu entries, %.1f MiB cpio, %.1f MiB %s%s, %.2f s.", output,
                  target && !streq(target, output) ? " -> " : "", target && !streq(target, output) ? target : "",
                  p.host ? "host-only, " : "", p.kver,
-                 m->n_entries, sink_bytes_in(sink) / 1048576.0, st.st_size / 1048576.0,
-                 compression_to_string(c->compression), now_s() - t0);
+                 m->n_entries, sink_bytes_in(sink) / 1048576.0, (st.st_size - ucode_size) / 1048576.0,
+                 compression_to_string(c->compression), ucode_size > 0 ? " after the early microcode archive" : "",
+                 now_s() - t0);
         if (ret_keys)
                 *ret_keys = TAKE_PTR(keys);
         r = 0;
@@ -261,6 +271,7 @@ void build_args_init(BuildArgs *a) {
         build_config_init(&a->cli);
         a->cli.compression = _COMPRESSION_INVALID;
         a->cli.hostonly = -1;
+        a->cli.microcode = _MICROCODE_MODE_INVALID;
 }
 
 void build_args_done(BuildArgs *a) {
@@ -301,6 +312,9 @@ int build_args_parse(BuildArgs *a, int opt, const char *arg) {
         case BUILD_ARG_NO_SHELL:
                 r = build_config_assign(&a->cli, "NoShell", "yes", "command line", 0);
                 break;
+        case BUILD_ARG_MICROCODE:
+                r = build_config_assign(&a->cli, "Microcode", arg, "command line", 0);
+                break;
         case 'v':
                 log_set_max_level(LOG_DEBUG);
                 return 1;       /* not an image setting */
@@ -334,6 +348,8 @@ int build_args_config(BuildArgs *a, BuildConfig *c) {
                 c->compression = a->cli.compression;
         if (a->cli.level >= 0)
                 c->level = a->cli.level;
+        if (a->cli.microcode >= 0)
+                c->microcode = a->cli.microcode;
         STRV_FOREACH(mod, a->modules)
                 if (strv_extend(&c->add_modules, *mod) < 0)
                         return log_oom();

@@ -8,14 +8,15 @@
 #include "foyer-config.h"
 
 /* Builds the image and publishes it at c->output, or, with out_fd >= 0, writes it into that file
- * (foyer uki's memfd) and leaves c->output alone. ret_keys (optional): the image paths of the key
- * files it holds, NULL when none; an image with keys is written 0600, and anything that embeds it
- * (foyer uki) must be too. */
-int build_image(const BuildConfig *c, int out_fd, char ***ret_keys);
+ * (foyer uki's memfd) and leaves c->output alone. The early microcode archive (microcode.h) goes
+ * in front of the compressed one, or, with ucode_fd >= 0, into that file alone (foyer uki's .ucode
+ * section). ret_keys (optional): the image paths of the key files it holds, NULL when none; an
+ * image with keys is written 0600, and anything that embeds it (foyer uki) must be too. */
+int build_image(const BuildConfig *c, int out_fd, int ucode_fd, char ***ret_keys);
 
 /* The options of the image itself, shared by foyer build and foyer uki (which builds an image
  * when it is given none): --kver, --root, --compress, --compress-level, --add-module,
- * --add-file and --verbose. Each verb adds its own (--output, --cmdline, ...). */
+ * --add-file, --crypttab, --add-key-file, --no-shell, --microcode and --verbose. Each verb adds its own (--output, --cmdline, ...). */
 typedef struct BuildArgs {
         BuildConfig cli;        /* what the command line set, applied over the files */
         char **modules;
@@ -29,6 +30,7 @@ enum {
         BUILD_ARG_CRYPTTAB,
         BUILD_ARG_KEY_FILE,
         BUILD_ARG_NO_SHELL,
+        BUILD_ARG_MICROCODE,
         _BUILD_ARG_MAX,         /* verbs number their own long-only options from here */
 };
 
@@ -43,6 +45,7 @@ enum {
         { "crypttab",       required_argument, NULL, BUILD_ARG_CRYPTTAB },          \
         { "add-key-file",   required_argument, NULL, BUILD_ARG_KEY_FILE },          \
         { "no-shell",       no_argument,       NULL, BUILD_ARG_NO_SHELL },          \
+        { "microcode",      required_argument, NULL, BUILD_ARG_MICROCODE },         \
         { "verbose",        no_argument,       NULL, 'v'             }
 
 void build_args_init(BuildArgs *a);

@@ -14,6 +14,7 @@ void build_config_init(BuildConfig *c) {
         *c = (BuildConfig) {
                 .compression = COMPRESSION_ZSTD,
                 .level = -1,
+                .microcode = _MICROCODE_MODE_INVALID,   /* not set: "host" for a host-only image, else "all" */
         };
 }
 
@@ -234,6 +235,15 @@ int build_config_assign(BuildConfig *c, const char *key, const char *value, cons
                         return log_error_errno(SYNTHETIC_ERRNO(EINVAL), "%s:%u: invalid compression level \"%s\".",
                                                file, line, value);
                 c->level = (int) l;
+                r = 0;
+        } else if (streq(key, "Microcode")) {
+                MicrocodeMode m = microcode_mode_from_string(value);
+
+                if (m < 0)
+                        return log_error_errno(SYNTHETIC_ERRNO(EINVAL),
+                                               "%s:%u: unknown microcode setting \"%s\" (all, host, none).",
+                                               file, line, value);
+                c->microcode = m;
                 r = 0;
         } else {
                 log_warning("%s:%u: unknown setting %s=, ignoring.", file, line, key);

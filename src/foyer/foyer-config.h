@@ -6,6 +6,7 @@
 #include <stdbool.h>
 
 #include "compress.h"
+#include "microcode.h"
 
 typedef struct BuildConfig {
         char *output;           /* NULL: ./initrd-<kver>.img; may hold %k and %%, see output_expand() */
@@ -21,6 +22,7 @@ typedef struct BuildConfig {
         bool no_shell;          /* --no-shell: no shell in the image, none from the command line */
         int hostonly;           /* HostOnly=, -H/-N: the drivers of this host's root, /usr and swap only;
                                  * -1 in BuildArgs.cli: not given */
+        MicrocodeMode microcode; /* which vendors' early microcode goes in front of the image */
 } BuildConfig;
 
 void build_config_init(BuildConfig *c);

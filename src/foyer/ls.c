@@ -245,10 +245,8 @@ static void print_section_text(FILE *out, const PeImage *pe, const PeSection *s)
         fputc('"', out);
 }
 
-/* A UKI: its sections, then the embedded initrd's listing. */
-static int ls_uki(const Lister *l, const PeImage *pe, const uint8_t **data, size_t *size) {
-        const PeSection *initrd = pe_find_section(pe, ".initrd");
-
+/* A UKI: its sections; the archives follow (ls_walk()). */
+static void ls_uki(const Lister *l, const PeImage *pe) {
         fprintf(l->out, "PE image, %s, image base 0x%" PRIx64 ", section alignment 0x%" PRIx32
                 ", file alignment 0x%" PRIx32 ", %u sections:\n",
                 pe->subsystem == PE_SUBSYSTEM_EFI_APPLICATION ? "EFI application" : "not EFI",
@@ -265,13 +263,18 @@ static int ls_uki(const Lister *l, const PeImage *pe, const uint8_t **data, size
                         print_section_text(l->out, pe, s);
                 fputc('\n', l->out);
         }
-        if (!initrd)
-                return log_error_errno(SYNTHETIC_ERRNO(ENOENT), "%s: PE image without an .initrd section.", l->path);
-        *data = pe_section_data(pe, initrd, size);
-        if (!*data || *size == 0)
-                return log_error_errno(SYNTHETIC_ERRNO(EBADMSG), "%s: the .initrd section is empty or truncated.", l->path);
-        fprintf(l->out, ".initrd:\n");
-        return 0;
+}
+
+/* The data of a UKI's section, NULL when it is empty or out of the file. */
+static const uint8_t *uki_section(const PeImage *pe, const char *name, size_t *ret_size) {
+        const PeSection *s = pe_find_section(pe, name);
+        const uint8_t *d;
+
+        *ret_size = 0;
+        if (!s)
+                return NULL;
+        d = pe_section_data(pe, s, ret_size);
+        return d && *ret_size > 0 ? d : NULL;
 }
 
 static size_t skip_zeros(const uint8_t *data, size_t size, size_t pos) {
@@ -280,28 +283,10 @@ static size_t skip_zeros(const uint8_t *data, size_t size, size_t pos) {
         return pos;
 }
 
-/* One pass over the image in data: a UKI's sections (listed in LS_LIST), then each archive. */
-static int ls_walk(Lister *l, const uint8_t *data, size_t size) {
+/* Each archive in data, one after the other. */
+static int ls_archives(Lister *l, const uint8_t *data, size_t size) {
         size_t pos = 0;
-        PeImage pe;
         int r;
-
-        if (pe_parse(data, size, &pe, NULL) >= 0) {
-                if (l->mode == LS_CHECK)
-                        return log_error_errno(SYNTHETIC_ERRNO(EBADMSG), "%s is a PE image (a UKI or a kernel), not an initrd.",
-                                               l->path);
-                if (l->mode == LS_LIST) {
-                        r = ls_uki(l, &pe, &data, &size);
-                        if (r < 0)
-                                return r;
-                } else {
-                        const PeSection *initrd = pe_find_section(&pe, ".initrd");
-
-                        data = initrd ? pe_section_data(&pe, initrd, &size) : NULL;
-                        if (!data || size == 0)
-                                return log_error_errno(SYNTHETIC_ERRNO(ENOENT), "%s: PE image without an initrd.", l->path);
-                }
-        }
 
         for (;;) {
                 Compression c;
@@ -309,7 +294,7 @@ static int ls_walk(Lister *l, const uint8_t *data, size_t size) {
 
                 pos = skip_zeros(data, size, pos);
                 if (pos >= size)
-                        break;
+                        return 0;
 
                 r = decompress_detect(data + pos, size - pos, &c);
                 if (r < 0)
@@ -332,6 +317,47 @@ static int ls_walk(Lister *l, const uint8_t *data, size_t size) {
                         return log_error_errno(SYNTHETIC_ERRNO(EBADMSG), "%s: no progress at offset %zu.", l->path, pos);
                 pos += used;
         }
+}
+
+/* One pass over the image in data: a UKI's sections (listed in LS_LIST), then each archive; in a
+ * UKI, those of .ucode (systemd-stub 256's microcode section) before those of .initrd, the order
+ * in which the stub hands them to the kernel. */
+static int ls_walk(Lister *l, const uint8_t *data, size_t size) {
+        PeImage pe;
+        int r;
+
+        if (pe_parse(data, size, &pe, NULL) >= 0) {
+                const uint8_t *ucode, *initrd;
+                size_t ucode_size, initrd_size;
+
+                if (l->mode == LS_CHECK)
+                        return log_error_errno(SYNTHETIC_ERRNO(EBADMSG), "%s is a PE image (a UKI or a kernel), not an initrd.",
+                                               l->path);
+                if (l->mode == LS_LIST)
+                        ls_uki(l, &pe);
+                initrd = uki_section(&pe, ".initrd", &initrd_size);
+                if (!initrd) {
+                        if (l->mode == LS_LIST && pe_find_section(&pe, ".initrd"))
+                                return log_error_errno(SYNTHETIC_ERRNO(EBADMSG), "%s: the .initrd section is empty or truncated.",
+                                                       l->path);
+                        return log_error_errno(SYNTHETIC_ERRNO(ENOENT), "%s: PE image without an%s initrd.", l->path,
+                                               l->mode == LS_LIST ? " .initrd section" : "");
+                }
+                ucode = uki_section(&pe, ".ucode", &ucode_size);
+                if (ucode) {
+                        if (l->mode == LS_LIST)
+                                fprintf(l->out, ".ucode:\n");
+                        r = ls_archives(l, ucode, ucode_size);
+                        if (r < 0)
+                                return r;
+                }
+                if (l->mode == LS_LIST)
+                        fprintf(l->out, ".initrd:\n");
+                r = ls_archives(l, initrd, initrd_size);
+        } else
+                r = ls_archives(l, data, size);
+        if (r < 0)
+                return r;
         if (l->counts.entries == 0 && l->mode != LS_LIST)
                 return log_error_errno(SYNTHETIC_ERRNO(EBADMSG), "%s holds no cpio archive.", l->path);
         return 0;

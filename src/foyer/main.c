@@ -54,6 +54,9 @@ static void help_build(void) {
                "  -H --hostonly             Only what this system's root, /usr and swap need: their\n"
                "                            drivers, file systems and tools (HostOnly=yes)\n"
                "  -N --no-hostonly          The generic image (the default; HostOnly=no)\n"
+               "     --microcode=WHICH      Early microcode archive in front of the image, from\n"
+               "                            the tree's intel-microcode and amd64-microcode:\n"
+               "                            all (default), host (this CPU's vendor only), none\n"
                "  -v --verbose              Log debug messages\n"
                "  -h --help                 Show this help\n\n"
                "Spellings of dracut and mkinitcpio:\n"
@@ -203,7 +206,7 @@ static int verb_build(int argc, char *argv[]) {
         if (r >= 0)
                 r = build_args_config(&a, &c);
         if (r >= 0)
-                r = build_image(&c, -EBADF, NULL);
+                r = build_image(&c, -EBADF, -EBADF, NULL);
 
         build_args_done(&a);
         build_config_done(&c);

@@ -125,6 +125,33 @@ const PeSection *pe_find_section(const PeImage *pe, const char *name) {
         return NULL;
 }
 
+int pe_stub_version(const PeImage *pe) {
+        static const char key[] = "LoaderInfo: systemd-stub ";
+        const PeSection *s = pe_find_section(pe, ".sdmagic");
+        const uint8_t *d, *p;
+        size_t n, left;
+        unsigned v = 0;
+
+        if (!s)
+                return -ENOENT;
+        d = pe_section_data(pe, s, &n);
+        if (!d)
+                return -EBADMSG;
+        p = memmem(d, n, key, sizeof(key) - 1);
+        if (!p)
+                return -EBADMSG;
+        p += sizeof(key) - 1;
+        left = n - (size_t) (p - d);
+        if (left == 0 || *p < '0' || *p > '9')
+                return -EBADMSG;
+        for (; left > 0 && *p >= '0' && *p <= '9'; p++, left--) {
+                v = v * 10 + (*p - '0');
+                if (v > 100000)
+                        return -EBADMSG;
+        }
+        return (int) v;
+}
+
 const uint8_t *pe_section_data(const PeImage *pe, const PeSection *s, size_t *ret_size) {
         size_t n = MIN(s->raw_size, s->virtual_size ?: s->raw_size);
 

@@ -49,6 +49,11 @@ const PeSection *pe_find_section(const PeImage *pe, const char *name);
 /* Bytes of a section that the file holds (min of raw and virtual size), NULL if out of bounds. */
 const uint8_t *pe_section_data(const PeImage *pe, const PeSection *s, size_t *ret_size);
 
+/* The major version of a systemd stub, from its .sdmagic section ("#### LoaderInfo: systemd-stub
+ * 257.13-1~deb13u1 ####"). -ENOENT when the image has no such section, -EBADMSG when the section
+ * does not name a systemd-stub version. */
+int pe_stub_version(const PeImage *pe);
+
 /* The PE checksum (the algorithm of imagehlp's CheckSumMappedFile) of a whole file whose
  * checksum field is at checksum_offset; that field counts as zero. */
 uint32_t pe_checksum(const uint8_t *data, size_t size, size_t checksum_offset);

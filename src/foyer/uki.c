@@ -53,7 +53,7 @@ static void help_uki(void) {
                "Image options (when no --initrd is given), as for foyer build:\n"
                "  -k --kver=VERSION  -r --root=DIR  -c --compress=FORMAT  --compress-level=N\n"
                "  -m --add-module=NAME  -a --add-file=SRC[:DEST]  --crypttab=FILE\n"
-               "  --add-key-file=SRC[:DEST]  --no-shell  -v --verbose\n"
+               "  --add-key-file=SRC[:DEST]  --no-shell  --microcode=WHICH  -v --verbose\n"
                "An image given with --initrd must be an initrd (cpio archives, compressed or\n"
                "not, as foyer ls reads them); the image options are refused with it.\n\n"
                "  -h --help                 Show this help\n",
@@ -179,32 +179,47 @@ static int find_os_release(const char *root, char **ret) {
                                root);
 }
 
+/* The bytes written into fd, read back. */
+static int read_memfd(int fd, const char *what, Blob *ret) {
+        int r;
+
+        if (lseek(fd, 0, SEEK_SET) < 0)
+                return log_error_errno(errno, "Failed to read %s: %m", what);
+        r = read_full_fd(fd, &ret->data, &ret->size);
+        if (r < 0)
+                return log_error_errno(r, "Failed to read %s: %m", what);
+        return 0;
+}
+
 /* Builds the image like foyer build, into a memfd: it may hold key files, and no file system
  * should see it, nor keep it after the program dies, however it dies. *ret_secret tells whether it
- * holds key files. */
-static int build_initrd(BuildArgs *a, const char *kver, Blob *ret, bool *ret_secret) {
+ * holds key files. With ret_ucode, the early microcode archive goes there (empty when there is
+ * none) instead of in front of the image. */
+static int build_initrd(BuildArgs *a, const char *kver, Blob *ret, Blob *ret_ucode, bool *ret_secret) {
         _cleanup_strv_free_ char **keys = NULL;
-        _cleanup_close_ int fd = -EBADF;
+        _cleanup_close_ int fd = -EBADF, ucode_fd = -EBADF;
         BuildConfig c;
         int r;
 
         fd = memfd_create("foyer-uki-initrd", MFD_CLOEXEC);
         if (fd < 0)
                 return log_error_errno(errno, "Failed to create a memory file for the initrd: %m");
+        if (ret_ucode) {
+                ucode_fd = memfd_create("foyer-uki-ucode", MFD_CLOEXEC);
+                if (ucode_fd < 0)
+                        return log_error_errno(errno, "Failed to create a memory file for the microcode: %m");
+        }
 
         build_config_init(&c);
         r = build_args_config(a, &c);
         if (r >= 0 && !c.kver && kver && !(c.kver = strdup(kver)))
                 r = log_oom();
         if (r >= 0)
-                r = build_image(&c, fd, &keys);
-        if (r >= 0 && lseek(fd, 0, SEEK_SET) < 0)
-                r = log_error_errno(errno, "Failed to read the built initrd: %m");
-        if (r >= 0) {
-                r = read_full_fd(fd, &ret->data, &ret->size);
-                if (r < 0)
-                        log_error_errno(r, "Failed to read the built initrd: %m");
-        }
+                r = build_image(&c, fd, ucode_fd, &keys);
+        if (r >= 0)
+                r = read_memfd(fd, "the built initrd", ret);
+        if (r >= 0 && ret_ucode)
+                r = read_memfd(ucode_fd, "the built microcode archive", ret_ucode);
         if (r >= 0)
                 *ret_secret = keys;
         if (r >= 0 && keys) {
@@ -325,14 +340,14 @@ finish:
 }
 
 static int make_uki(const UkiArgs *u, BuildArgs *a) {
-        _cleanup_(blob_done) Blob stub = {}, kernel = {}, initrd = {}, cmdline = {}, osrel = {}, splash = {};
+        _cleanup_(blob_done) Blob stub = {}, kernel = {}, initrd = {}, ucode = {}, cmdline = {}, osrel = {}, splash = {};
         _cleanup_free_ char *kernel_path = NULL, *osrel_path = NULL, *uname_str = NULL, *out = NULL, *target = NULL;
         const char *root = a->cli.root ?: "/", *why = NULL;
-        PeAddSection add[6];
+        PeAddSection add[7];
         size_t n_add = 0, out_size;
         PeImage stub_pe;
-        bool secret = false;
-        int r;
+        bool secret = false, ucode_section;
+        int r, stub_version;
 
         /* Cheap checks first: a bad output path, stub or key fails before an image is built. */
         r = output_path_resolve(u->output, &target);
@@ -341,6 +356,17 @@ static int make_uki(const UkiArgs *u, BuildArgs *a) {
         r = load_stub(u->stub ?: DEFAULT_STUB, &stub, &stub_pe);
         if (r < 0)
                 return r;
+        /* systemd-stub 256 and later pass a .ucode section to the kernel in front of every initrd;
+         * an earlier stub (or one whose version cannot be read) gets the microcode archive in front
+         * of the image in .initrd, where the kernel finds it all the same. */
+        stub_version = pe_stub_version(&stub_pe);
+        ucode_section = stub_version >= 256;
+        if (stub_version >= 0)
+                log_debug("Stub %s is systemd-stub %i: microcode goes %s.", u->stub ?: DEFAULT_STUB, stub_version,
+                          ucode_section ? "into .ucode" : "in front of the image in .initrd");
+        else
+                log_debug("Stub %s names no systemd-stub version: microcode goes in front of the image in .initrd.",
+                          u->stub ?: DEFAULT_STUB);
         if (u->sign_key) {
                 FOREACH_STRING(f, u->sign_key, u->sign_cert)
                         if (access(f, R_OK) < 0)
@@ -415,7 +441,7 @@ static int make_uki(const UkiArgs *u, BuildArgs *a) {
         if (u->initrd)
                 r = read_initrd(u->initrd, &initrd, &secret);
         else
-                r = build_initrd(a, uname_str, &initrd, &secret);
+                r = build_initrd(a, uname_str, &initrd, ucode_section ? &ucode : NULL, &secret);
         if (r < 0)
                 return r;
 
@@ -428,6 +454,8 @@ static int make_uki(const UkiArgs *u, BuildArgs *a) {
                 add[n_add++] = (PeAddSection) { ".splash", splash.data, splash.size };
         add[n_add++] = (PeAddSection) { ".linux", kernel.data, kernel.size };
         add[n_add++] = (PeAddSection) { ".initrd", initrd.data, initrd.size };
+        if (ucode.size > 0)
+                add[n_add++] = (PeAddSection) { ".ucode", ucode.data, ucode.size };
 
         r = pe_append_sections(&stub_pe, add, n_add, (uint8_t **) &out, &out_size, &why);
         if (r == -ENOMEM)
@@ -438,8 +466,8 @@ static int make_uki(const UkiArgs *u, BuildArgs *a) {
         r = write_uki(u, target, (const uint8_t *) out, out_size, secret ? 0600 : 0644);
         if (r < 0)
                 return r;
-        log_info("Wrote %s: kernel %s, %.1f MiB (initrd %.1f MiB)%s.", u->output, uname_str, out_size / 1048576.0,
-                 initrd.size / 1048576.0, u->sign_key ? ", signed" : "");
+        log_info("Wrote %s: kernel %s, %.1f MiB (initrd %.1f MiB%s)%s.", u->output, uname_str, out_size / 1048576.0,
+                 initrd.size / 1048576.0, ucode.size > 0 ? ", microcode in .ucode" : "", u->sign_key ? ", signed" : "");
         return 0;
 }
 
@@ -508,7 +536,8 @@ int verb_uki(int argc, char *argv[]) {
         if (r >= 0 && !u.sign_key != !u.sign_cert)
                 r = log_error_errno(SYNTHETIC_ERRNO(EINVAL), "--sign-key and --sign-cert go together.");
         if (r >= 0 && u.initrd && a.any && (a.modules || a.files || a.key_files || a.cli.crypttab ||
-                                            a.cli.compression >= 0 || a.cli.level >= 0 || a.cli.no_shell))
+                                            a.cli.compression >= 0 || a.cli.level >= 0 || a.cli.no_shell ||
+                                            a.cli.microcode >= 0))
                 r = log_error_errno(SYNTHETIC_ERRNO(EINVAL),
                                     "--initrd names a finished image; the image options (--add-module, --compress, "
                                     "--no-shell, ...) only apply when foyer uki builds one.");

@@ -156,11 +156,45 @@ TEST(real_stub) {
         ASSERT_OK(pe_parse((uint8_t *) data, size, &pe, NULL));
         ASSERT_EQ(pe.subsystem, PE_SUBSYSTEM_EFI_APPLICATION);
         ASSERT_TRUE(pe_find_section(&pe, ".sdmagic"));
+        /* systemd-stub's .sdmagic names its version; stubs have had one since 239. */
+        ASSERT_TRUE(pe_stub_version(&pe) >= 239);
         /* The stub's own checksum (written by its linker) agrees with ours, if it has one. */
         uint32_t stored = get32((uint8_t *) data + pe.pe_offset + 24 + 64);
         if (stored != 0)
                 ASSERT_EQ(stored, pe_checksum((uint8_t *) data, size, pe.pe_offset + 24 + 64));
         check_appended((uint8_t *) data, size);
+}
+
+/* The version in .sdmagic (foyer uki puts microcode in .ucode from 256 on): the synthetic stub with
+ * such a section appended, as the real stubs carry it. */
+static int stub_version_of(const char *magic, size_t n) {
+        _cleanup_free_ uint8_t *d = synthetic_stub(), *out = NULL;
+        const PeAddSection add = { ".sdmagic", magic, n };
+        size_t size;
+        PeImage pe;
+
+        ASSERT_OK(pe_parse(d, SYN_SIZE, &pe, NULL));
+        ASSERT_OK(pe_append_sections(&pe, &add, 1, &out, &size, NULL));
+        ASSERT_OK(pe_parse(out, size, &pe, NULL));
+        return pe_stub_version(&pe);
+}
+
+TEST(stub_version) {
+        _cleanup_free_ uint8_t *d = synthetic_stub();
+        PeImage pe;
+
+        ASSERT_OK(pe_parse(d, SYN_SIZE, &pe, NULL));
+        ASSERT_EQ(pe_stub_version(&pe), -ENOENT);
+#define V(s) stub_version_of(s, sizeof(s) - 1)
+        ASSERT_EQ(V("#### LoaderInfo: systemd-stub 252.39-1~deb12u2 ####"), 252);
+        ASSERT_EQ(V("#### LoaderInfo: systemd-stub 257.13-1~deb13u1 ####"), 257);
+        ASSERT_EQ(V("#### LoaderInfo: systemd-stub 256 ####"), 256);
+        ASSERT_EQ(V("\0\0#### LoaderInfo: systemd-stub 255.4\0"), 255);
+        ASSERT_EQ(V("#### LoaderInfo: systemd-stub 999999999999 ####"), -EBADMSG);
+        ASSERT_EQ(V("#### LoaderInfo: systemd-stub v256 ####"), -EBADMSG);
+        ASSERT_EQ(V("#### LoaderInfo: systemd-boot 257 ####"), -EBADMSG);
+        ASSERT_EQ(V("#### LoaderInfo: systemd-stub "), -EBADMSG);
+#undef V
 }
 
 TEST(bad_input) {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The PE reader and writer with the input as the stub: parse it, append the sections of a UKI,
- * parse the result back (which must work and hold the new sections), and list it as foyer ls
+/* The PE reader and writer with the input as the stub: parse it, read its systemd-stub version,
+ * append the sections of a UKI (with a .ucode archive), parse the result back (which must work and hold the new sections), and list it as foyer ls
  * does. */
 #include <stdio.h>
 
@@ -19,6 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 { ".osrel", "ID=fuzz\n", 8 },
                 { ".linux", "kernel", 6 },
                 { ".initrd", initrd, sizeof(initrd) - 1 },
+                { ".ucode", initrd, sizeof(initrd) - 1 },
         };
         _cleanup_free_ uint8_t *out = NULL;
         const char *why = NULL;
@@ -30,6 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 return 0;
         for (unsigned i = 0; i < stub.n_sections; i++)
                 (void) pe_section_data(&stub, &stub.sections[i], &n);
+        (void) pe_stub_version(&stub);
         (void) ls_data("fuzz", data, size, null, 1024U * 1024U);
 
         if (pe_append_sections(&stub, add, ELEMENTSOF(add), &out, &n, &why) < 0)
