@@ -19,6 +19,7 @@
 #define TOP 40
 /* A point event (a device appearing, a module loading) or a bar shorter than this is drawn this wide. */
 #define MIN_WIDTH 2.0
+#define MAX_TICKS 1000
 
 static const char *const kind_colors[_TIMELINE_KIND_MAX] = {
         [TIMELINE_UNIT] = "#6d9eeb",
@@ -43,8 +44,8 @@ static double x_of(uint64_t us) {
 }
 
 int timeline_write_svg(const Timeline *t, FILE *f) {
-        uint64_t last = 0;
-        unsigned width, height, seconds;
+        uint64_t last = 0, seconds, step;
+        double width, height;
 
         assert(t);
         assert(f);
@@ -55,13 +56,15 @@ int timeline_write_svg(const Timeline *t, FILE *f) {
         }
         if (t->recorded_us != TIMELINE_NONE)
                 last = MAX(last, t->recorded_us);
-        seconds = (unsigned) (last / 1000000) + 1;
+        seconds = last / 1000000 + 1;
+        /* A tick every second, but not more than MAX_TICKS of them (a record with absurd times). */
+        step = seconds / MAX_TICKS + 1;
         /* Room for the names right of the last bar. */
-        width = LEFT + seconds * SCALE_X + 400;
-        height = TOP + (unsigned) t->n_events * ROW_HEIGHT + 20;
+        width = LEFT + (double) seconds * SCALE_X + 400;
+        height = TOP + (double) t->n_events * ROW_HEIGHT + 20;
 
         fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-                   "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%u\" height=\"%u\" "
+                   "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
                    "data-px-per-s=\"%d\" data-left=\"%d\">\n"
                    "<title>foyer boot timeline (initrd)</title>\n"
                    "<style>text { font-family: sans-serif; font-size: 11px; } "
@@ -72,10 +75,10 @@ int timeline_write_svg(const Timeline *t, FILE *f) {
                    "started (units blue, devices green, modules orange)</text>\n",
                 width, height, SCALE_X, LEFT,
                 kind_colors[TIMELINE_UNIT], kind_colors[TIMELINE_DEVICE], kind_colors[TIMELINE_MODULE], LEFT);
-        for (unsigned s = 0; s <= seconds; s++)
-                fprintf(f, "<line class=\"axis\" x1=\"%u\" y1=\"%d\" x2=\"%u\" y2=\"%u\"/>"
-                           "<text x=\"%u\" y=\"%d\">%us</text>\n",
-                        LEFT + s * SCALE_X, TOP - 10, LEFT + s * SCALE_X, height - 20, LEFT + s * SCALE_X + 2,
+        for (uint64_t s = 0; s <= seconds; s += step)
+                fprintf(f, "<line class=\"axis\" x1=\"%.0f\" y1=\"%d\" x2=\"%.0f\" y2=\"%.0f\"/>"
+                           "<text x=\"%.0f\" y=\"%d\">%" PRIu64 "s</text>\n",
+                        x_of(s * 1000000), TOP - 10, x_of(s * 1000000), height - 20, x_of(s * 1000000) + 2,
                         TOP - 12, s);
 
         for (size_t i = 0; i < t->n_events; i++) {
@@ -83,15 +86,15 @@ int timeline_write_svg(const Timeline *t, FILE *f) {
                 const char *kind = timeline_kind_to_string(e->kind);
                 char a[TIMELINE_MS_MAX], b[TIMELINE_MS_MAX];
                 double x = x_of(e->start_us), w = 0;
-                unsigned y = TOP + (unsigned) i * ROW_HEIGHT;
+                double y = TOP + (double) i * ROW_HEIGHT;
 
                 if (e->end_us != TIMELINE_NONE)
                         w = x_of(e->end_us) - x;
-                fprintf(f, "<g><rect class=\"%s\" x=\"%.3f\" y=\"%u\" width=\"%.3f\" height=\"%d\" "
+                fprintf(f, "<g><rect class=\"%s\" x=\"%.3f\" y=\"%.0f\" width=\"%.3f\" height=\"%d\" "
                            "data-kind=\"%s\" data-name=\"",
                         kind, x, y, MAX(w, MIN_WIDTH), ROW_HEIGHT - 4, kind);
                 write_escaped(f, e->name);
-                fprintf(f, "\" data-start-ms=\"%s\" data-end-ms=\"%s\"/><text x=\"%.3f\" y=\"%u\">",
+                fprintf(f, "\" data-start-ms=\"%s\" data-end-ms=\"%s\"/><text x=\"%.3f\" y=\"%.0f\">",
                         timeline_format_ms(a, e->start_us), timeline_format_ms(b, e->end_us),
                         x + MAX(w, MIN_WIDTH) + 4, y + ROW_HEIGHT - 6);
                 write_escaped(f, e->name);

@@ -69,7 +69,12 @@ static int event_compare(const void *a, const void *b) {
                 return x->start_us < y->start_us ? -1 : 1;
         if (x->kind != y->kind)
                 return x->kind < y->kind ? -1 : 1;
-        return strcmp(x->name, y->name);
+        /* Down to the end, so that equal rows are the only ones whose order is left to qsort(). */
+        if (strcmp(x->name, y->name) != 0)
+                return strcmp(x->name, y->name);
+        if (x->end_us != y->end_us)
+                return x->end_us < y->end_us ? -1 : 1;
+        return 0;
 }
 
 void timeline_sort(Timeline *t) {

@@ -40,7 +40,7 @@ TimelineKind timeline_kind_from_string(const char *s);
 void timeline_done(Timeline *t);
 /* Adds one event (name copied). end may be TIMELINE_NONE; an end before start is -EINVAL. */
 int timeline_add(Timeline *t, TimelineKind kind, const char *name, uint64_t start_us, uint64_t end_us);
-/* Orders by start, then kind, then name: the order of the table and of the chart's rows. */
+/* Orders by start, then kind, then name (then end): the order of the table and of the chart's rows. */
 void timeline_sort(Timeline *t);
 
 /* The parsers of what the initrd says. Each adds what it finds to t and skips what it cannot read
