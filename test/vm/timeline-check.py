@@ -23,6 +23,12 @@ import xml.etree.ElementTree as ET
 
 STARTING = "7d4958e842da4a758f6c1cdc7b36dcc5"   # SD_MESSAGE_UNIT_STARTING
 STARTED = "39f53479d3a045ac8e11786248231fbf"    # SD_MESSAGE_UNIT_STARTED (JOB_RESULT=done)
+# Until systemd-journald.service is up, PID 1 logs to the kernel log, whose entries have no UNIT=
+# and MESSAGE_ID=, only the text; systemd 252 (and later) names the unit there first ("Starting
+# NAME - DESCRIPTION...", status_unit_format=combined, the default).
+START_VERBS = ("Starting ", "Mounting ", "Activating swap ")
+DONE_VERBS = ("Started ", "Finished ", "Reached target ", "Mounted ", "Listening on ", "Found device ",
+              "Activated swap ", "Set up automount ", "Created slice ")
 # How much later than the state change journald may stamp PID 1's message (TCG, a loaded host).
 SLACK_US = 10_000_000
 
@@ -70,8 +76,12 @@ def read_journal(disk, tmp):
     subprocess.run(["debugfs", "-R", "rdump /var/log/journal " + tmp, raw], check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     os.unlink(raw)
-    out = subprocess.run(["journalctl", "-D", os.path.join(tmp, "journal"), "-o", "json", "--no-pager"],
+    # -a: without it the JSON has null for fields over 4096 bytes (FOYER_TIMELINE_UNITS).
+    out = subprocess.run(["journalctl", "-D", os.path.join(tmp, "journal"), "-o", "json", "-a", "--no-pager"],
                          check=True, capture_output=True, text=True).stdout
+    # Kept next to the console log, to see what a failed check saw.
+    with open(os.environ["FOYER_VM_LOG"] + ".journal.json", "w") as f:
+        f.write(out)
     return [json.loads(line) for line in out.splitlines() if line.strip()]
 
 
@@ -109,21 +119,33 @@ def main():
 
         # The initrd's part of the journal: this boot, up to PID 1's "Switching root.".
         entries = [e for e in entries if e.get("_BOOT_ID") == boot]
-        switch = [when(e) for e in entries if field(e, "MESSAGE") == "Switching root." and e.get("_PID") == "1"]
+        switch = [when(e) for e in entries
+                  if field(e, "MESSAGE") == "Switching root." and "1" in (e.get("_PID"), e.get("SYSLOG_PID"))]
         if not switch:
             fail("no \"Switching root.\" in the journal: the initrd's journal did not survive")
             return
-        initrd = [e for e in entries if when(e) <= switch[0] and e.get("_PID") == "1" and "UNIT" in e]
+        # PID 1's own entries carry _PID=1, those from the kernel log SYSLOG_PID=1 ("systemd[1]: ").
+        initrd = [e for e in entries if when(e) <= switch[0] and "1" in (e.get("_PID"), e.get("SYSLOG_PID"))]
         units = {name: (start, end) for kind, name, start, end in rows if kind == "unit"}
         starting, done = {}, {}
+        from_kmsg = 0
         for e in initrd:
-            t, unit = when(e), field(e, "UNIT")
+            t, unit, msg = when(e), field(e, "UNIT"), field(e, "MESSAGE") or ""
             if t > recorded:
                 continue        # after the record: not in it
-            if e.get("MESSAGE_ID") == STARTING and field(e, "JOB_TYPE") == "start":
-                starting[unit] = t
-            elif e.get("MESSAGE_ID") == STARTED and field(e, "JOB_RESULT") == "done":
-                done[unit] = t
+            if unit:
+                if e.get("MESSAGE_ID") == STARTING and field(e, "JOB_TYPE") == "start":
+                    starting[unit] = t
+                elif e.get("MESSAGE_ID") == STARTED and field(e, "JOB_RESULT") == "done":
+                    done[unit] = t
+            elif e.get("_TRANSPORT") == "kernel" and " - " in msg:
+                for verbs, into in ((START_VERBS, starting), (DONE_VERBS, done)):
+                    verb = next((v for v in verbs if msg.startswith(v)), None)
+                    if verb:
+                        name = msg[len(verb):].split(" - ")[0]
+                        if "." in name and " " not in name:
+                            into[name] = t
+                            from_kmsg += 1
         checked = 0
         for unit, t in sorted(starting.items()):
             if unit not in units:
@@ -141,8 +163,8 @@ def main():
             if end is None or not start <= end <= t <= end + SLACK_US:
                 fail(f"{unit}: ends at {end} us in the table, at {t} us in the journal")
             checked += 1
-        print(f"timeline: {len(starting)} starts and {len(done)} completions of the initrd's journal checked",
-              file=sys.stderr)
+        print(f"timeline: {len(starting)} starts and {len(done)} completions of the initrd's journal checked "
+              f"({from_kmsg} from the kernel log)", file=sys.stderr)
         if len(starting) < 10 or len(done) < 10:
             fail(f"only {len(starting)} starts and {len(done)} completions in the initrd's journal: too few to check")
 
