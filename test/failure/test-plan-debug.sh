@@ -1,9 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # What plan-debug.c puts into an image: foyer-explain and foyer-timeline from $FOYER_HELPER_DIR
-# (and nothing, without
-# failing, when they are not there), the units that run them and their drop-ins, the shell's
-# tools and the terminal descriptions, as far as the build host has them.
+# (and nothing, without failing, when they are not there), the units that run them and their
+# drop-ins, the shell's tools and the terminal descriptions, as far as the build host has them.
 # Usage: test-plan-debug.sh FOYER GENERATOR-DIR UNIT-DIR HELPER-DIR
 set -eu
 foyer=$1 helper=$4
