@@ -174,6 +174,34 @@ TEST(table_round_trip) {
         ASSERT_STREQ(again, text);
 }
 
+/* A VM boot's record (failure-initrd-journal): PID 1's answer, and the table foyer-timeline made
+ * from it; the units' rows of the one are the other's. */
+TEST(units_recorded_in_a_vm) {
+        _cleanup_(timeline_done) Timeline units = { .recorded_us = TIMELINE_NONE }, table = { .recorded_us = TIMELINE_NONE };
+        _cleanup_free_ char *show = data("systemctl-show-vm.txt"), *text = data("table-vm.tsv");
+        size_t n = 0;
+
+        ASSERT_OK(timeline_parse_units(&units, show));
+        ASSERT_OK(timeline_parse_table(&table, text));
+        ASSERT_TRUE(table.recorded_us == 116004275);
+        timeline_sort(&units);
+        ASSERT_EQ(units.n_events, count(&table, TIMELINE_UNIT));
+        ASSERT_TRUE(units.n_events >= 50);
+        for (size_t i = 0; i < table.n_events; i++) {
+                const TimelineEvent *e = table.events + i;
+
+                if (e->kind != TIMELINE_UNIT)
+                        continue;
+                ASSERT_STREQ(units.events[n].name, e->name);
+                ASSERT_TRUE(units.events[n].start_us == e->start_us);
+                ASSERT_TRUE(units.events[n].end_us == e->end_us);
+                n++;
+        }
+        assert_event(&units, TIMELINE_UNIT, "sysroot.mount", 102998773, 112243748);
+        /* The recorder itself was still running. */
+        assert_event(&units, TIMELINE_UNIT, "foyer-timeline-record.service", 115671162, TIMELINE_NONE);
+}
+
 TEST(table_odd_rows) {
         _cleanup_(timeline_done) Timeline t = { .recorded_us = TIMELINE_NONE };
 
