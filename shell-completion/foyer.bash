@@ -16,6 +16,7 @@ _foyer() {
                 [uki]="-h --help -o --output --kernel --initrd --cmdline --os-release --uname --splash
                        --stub --sign-key --sign-cert $image"
                 [preview]='-h --help --cmdline --crypttab --fstab -v --verbose'
+                [timeline]='-h --help --svg'
                 [help]=''
                 [version]=''
         )

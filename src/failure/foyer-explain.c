@@ -2,7 +2,8 @@
 
 /* foyer-explain: run by foyer-failure-report.service when the initrd gives up (emergency.target), it
  * says on the console and in the journal why: a root or /usr device that never appeared (with the
- * devices that did), and each failed unit (fsck, unlock, mount, other) with where to read more. */
+ * devices that did), and each failed unit (fsck, unlock, mount, other) with where to read more; then
+ * the boot timeline so far (src/timeline), which it also leaves in FOYER_TIMELINE_PATH. */
 
 #include "cmdline.h"
 #include "devspec.h"
@@ -11,6 +12,7 @@
 #include "log.h"
 #include "parse-util.h"
 #include "strv.h"
+#include "timeline-collect.h"
 #include "unit-name.h"
 
 typedef struct Target {
@@ -229,6 +231,26 @@ static int explain_failed_units(Context *c) {
         return 0;
 }
 
+/* What the boot did until it gave up: when each unit started and finished, each device appeared and
+ * each module loaded. After the explanations, which matter more; left in /run as well, where it is
+ * after "exit" from the shell too, until foyer-timeline-record.service replaces it. */
+static int report_timeline(void) {
+        _cleanup_(timeline_done) Timeline t = { .recorded_us = TIMELINE_NONE };
+        int r;
+
+        r = timeline_collect(&t, NULL);
+        if (r < 0)
+                return log_oom();
+        (void) timeline_save(&t);
+        printf("\nThe boot so far (also in %s; \"foyer timeline --svg FILE\" draws it):\n", FOYER_TIMELINE_PATH);
+        r = timeline_write_table(&t, stdout);
+        if (r >= 0)
+                r = fflush(stdout) == 0 ? 0 : -EIO;
+        if (r < 0)
+                return log_error_errno(r, "Failed to write the timeline: %m");
+        return 0;
+}
+
 int main(int argc, char *argv[]) {
         Context c = {};
         int r, r2;
@@ -250,6 +272,9 @@ int main(int argc, char *argv[]) {
                 r = r2;
         if (c.n_explained == 0)
                 log_debug("No missing device and no failed unit found.");
+        r2 = report_timeline();
+        if (r >= 0)
+                r = r2;
 
         block_devices_free(c.devices, c.n_devices);
         strv_free(c.failed_units);

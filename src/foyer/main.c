@@ -9,6 +9,7 @@
 #include "log.h"
 #include "ls.h"
 #include "preview.h"
+#include "show-timeline.h"
 #include "uki.h"
 #include "util.h"
 
@@ -20,6 +21,7 @@ static void help_main(void) {
                "                       Build an initrd image\n"
                "  ls IMAGE [PATH...]   List the contents of an image (or of a UKI), or print\n"
                "                       files of it\n"
+               "  timeline [--svg]     Show the initrd's boot timeline (table or SVG)\n"
                "  uki -o OUT.efi ...   Build a unified kernel image\n"
                "  preview [OPTIONS...] Show the units foyer's generators would write at boot\n"
                "  help [COMMAND]       Show this help, or the help of COMMAND\n"
@@ -264,6 +266,7 @@ static const struct {
         { "ls",      verb_ls      },
         { "uki",     verb_uki     },
         { "preview", verb_preview },
+        { "timeline", verb_timeline },
 };
 
 static int run_verb(const char *name, int argc, char *argv[]) {

@@ -11,6 +11,7 @@
 
 #include "foyer-contract.h"
 #include "log.h"
+#include "path-util.h"
 #include "plan-debug.h"
 #include "plan-util.h"
 #include "util.h"
@@ -51,29 +52,38 @@ static int add_terminfo(Manifest *m) {
         return 0;
 }
 
-/* foyer-explain comes from foyer's own library directory, or from a build tree named by
- * $FOYER_HELPER_DIR (as generators come from $FOYER_GENERATOR_DIR). Without it the image still
- * boots; foyer-failure-report.service is then skipped by its condition. */
-static int add_explain(Manifest *m) {
+/* foyer-explain and foyer-timeline come from foyer's own library directory, or from a build tree
+ * named by $FOYER_HELPER_DIR (as generators come from $FOYER_GENERATOR_DIR). Without them the image
+ * still boots; the units that run them are then skipped by their conditions. */
+static int add_helper(Manifest *m, const char *dest, const char *why, const char *without) {
         const char *dir = getenv("FOYER_HELPER_DIR") ?: FOYER_LIB_DIR;
-        _cleanup_free_ char *src = strjoin(dir, "/foyer-explain");
+        _cleanup_free_ char *src = strjoin(dir, "/", path_basename(dest));
         struct stat st;
         int r;
 
         if (!src)
                 return log_oom();
         if (stat(src, &st) < 0 || !S_ISREG(st.st_mode) || !(st.st_mode & 0111)) {
-                log_debug("%s is missing (set FOYER_HELPER_DIR); failed boots will not be explained on the console.",
-                          src);
+                log_debug("%s is missing (set FOYER_HELPER_DIR); %s.", src, without);
                 return 0;
         }
-        r = manifest_add_file(m, FOYER_EXPLAIN_PATH, src, "foyer-explain (foyer-failure-report.service)");
+        r = manifest_add_file(m, dest, src, why);
         if (r == -EEXIST)
                 return 0;
         if (r < 0)
                 return log_error_errno(r, "Failed to add %s: %m", src);
-        manifest_mark_host_built(manifest_find(m, FOYER_EXPLAIN_PATH));
+        manifest_mark_host_built(manifest_find(m, dest));
         return 0;
+}
+
+static int add_explain(Manifest *m) {
+        return add_helper(m, FOYER_EXPLAIN_PATH, "foyer-explain (foyer-failure-report.service)",
+                          "failed boots will not be explained on the console");
+}
+
+static int add_timeline(Manifest *m) {
+        return add_helper(m, FOYER_TIMELINE_EXE_PATH, "foyer-timeline (the boot timeline's units)",
+                          "the boot will leave no timeline");
 }
 
 /* Leaving the emergency shell runs "systemctl default", which isolates default.target; PID 1 boots
@@ -99,5 +109,8 @@ int plan_debug(Manifest *m, const BuildConfig *c) {
         r = add_terminfo(m);
         if (r < 0)
                 return r;
-        return add_explain(m);
+        r = add_explain(m);
+        if (r < 0)
+                return r;
+        return add_timeline(m);
 }

@@ -156,3 +156,32 @@
  * (plan-systemd.c: the version from the name of libsystemd-shared-NNN.so); read by every generator
  * (src/shared/systemd-version.c), which writes what that version's own generators write. */
 #define FOYER_SYSTEMD_VERSION_PATH FOYER_IMAGE_LIB_DIR "/systemd-version"
+
+/* --- the boot timeline ----------------------------------------------------------------------------- */
+
+/* foyer-timeline (src/failure) in the image. Copied there by the builder (plan-debug.c, as
+ * foyer-explain); run by the two units below. */
+#define FOYER_TIMELINE_EXE_PATH FOYER_IMAGE_LIB_DIR "/foyer-timeline"
+
+/* The units that run it: the first ("foyer-timeline trace") turns the kernel's module:module_load
+ * tracepoint on before systemd-modules-load and udev load anything, the second ("foyer-timeline
+ * record") writes the record once the root and its mounts are there, before initrd.target and so
+ * before initrd-cleanup.service stops (and PID 1 forgets) the initrd's units. units/meson.build names
+ * the unit files after these; sysinit.target.d/ and initrd.target.d/ pull them in. */
+#define FOYER_TIMELINE_TRACE_SERVICE "foyer-timeline-trace.service"
+#define FOYER_TIMELINE_RECORD_SERVICE "foyer-timeline-record.service"
+
+/* The record: the timeline table (src/timeline/timeline.h). Written by foyer-timeline record, and by
+ * foyer-explain on a failed boot (src/failure); it survives the switch-root with /run, where
+ * "foyer timeline" (src/foyer/show-timeline.c) reads it in the real root. */
+#define FOYER_TIMELINE_DIR "/run/foyer"
+#define FOYER_TIMELINE_PATH FOYER_TIMELINE_DIR "/timeline.tsv"
+
+/* The journal entry foyer-timeline record also logs (SYSLOG_IDENTIFIER=foyer-timeline), for a
+ * persistent journal: the table in FOYER_TIMELINE, and PID 1's answer it was made from (systemctl
+ * show, with each unit's After=) in FOYER_TIMELINE_UNITS. test/vm/timeline-check.py reads both. */
+#define FOYER_TIMELINE_FIELD "FOYER_TIMELINE"
+#define FOYER_TIMELINE_UNITS_FIELD "FOYER_TIMELINE_UNITS"
+
+/* Where tracefs is mounted; foyer-timeline trace mounts it there if it is not. */
+#define FOYER_TRACEFS_DIR "/sys/kernel/tracing"

@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# What plan-debug.c puts into an image: foyer-explain from $FOYER_HELPER_DIR (and nothing, without
-# failing, when it is not there), the unit that runs it and its emergency.target drop-in, the shell's
-# tools and the terminal descriptions, as far as the build host has them.
+# What plan-debug.c puts into an image: foyer-explain and foyer-timeline from $FOYER_HELPER_DIR
+# (and nothing, without failing, when they are not there), the units that run them and their
+# drop-ins, the shell's tools and the terminal descriptions, as far as the build host has them.
 # Usage: test-plan-debug.sh FOYER GENERATOR-DIR UNIT-DIR HELPER-DIR
 set -eu
 foyer=$1 helper=$4
@@ -32,6 +32,12 @@ size=$(awk '$3 == "usr/lib/foyer/foyer-explain" { print $2 }' "$tmp/with.ls")
 has "$tmp/with.ls" usr/lib/systemd/system/foyer-failure-report.service || fail "foyer-failure-report.service is missing"
 has "$tmp/with.ls" usr/lib/systemd/system/emergency.target.d/10-foyer-failure-report.conf ||
         fail "emergency.target.d/10-foyer-failure-report.conf is missing"
+# The boot timeline: foyer-timeline and the units that run it, pulled in by their drop-ins.
+has "$tmp/with.ls" usr/lib/foyer/foyer-timeline '^-..x' || fail "usr/lib/foyer/foyer-timeline is not in the image (or not executable)"
+for f in foyer-timeline-trace.service foyer-timeline-record.service sysinit.target.d/10-foyer-timeline.conf \
+         initrd.target.d/10-foyer-timeline.conf; do
+        has "$tmp/with.ls" "usr/lib/systemd/system/$f" || fail "$f is missing"
+done
 # "exit" in the emergency shell runs "systemctl default": default.target must be initrd.target.
 grep -q '^l.* usr/lib/systemd/system/default.target -> initrd.target$' "$tmp/with.ls" ||
         fail "usr/lib/systemd/system/default.target is not a link to initrd.target"
@@ -56,8 +62,13 @@ FOYER_HELPER_DIR=$tmp/empty "$foyer" build --compress none -o "$tmp/without" 2>"
 if [ -s "$tmp/without" ]; then
         "$foyer" ls "$tmp/without" >"$tmp/without.ls"
         ! has "$tmp/without.ls" usr/lib/foyer/foyer-explain || fail "foyer-explain in the image although $tmp/empty has none"
+        ! has "$tmp/without.ls" usr/lib/foyer/foyer-timeline || fail "foyer-timeline in the image although $tmp/empty has none"
 fi
 grep -q 'ConditionFileIsExecutable=/usr/lib/foyer/foyer-explain' "$FOYER_UNIT_DIR/foyer-failure-report.service" ||
         fail "foyer-failure-report.service does not check for foyer-explain"
+for u in foyer-timeline-trace.service foyer-timeline-record.service; do
+        grep -q 'ConditionFileIsExecutable=/usr/lib/foyer/foyer-timeline' "$FOYER_UNIT_DIR/$u" ||
+                fail "$u does not check for foyer-timeline"
+done
 
 [ "$fails" -eq 0 ] && echo "ok"

@@ -187,5 +187,7 @@ fi
 echo "scenario $name: kernel $kernel ($kver), root $root_name, initrd: $kind, disk recipe: ${recipe:-none}"
 # For the scenario's host steps: the directory of the helper scripts they run (hibernate-check.sh).
 export FOYER_VM_TESTDIR=$here
+# ... and the foyer command of this build (timeline-check.py draws the recorded timeline with it).
+export FOYER_VM_FOYER=$foyer_exe
 exec "$vm_run" --kernel "$kernel" --initrd "$initrd" "${drives[@]}" \
         --smp "${FOYER_VM_SMP:-1}" --log "$logs/$name.log" "$scenario"

@@ -114,7 +114,8 @@ static struct {
         const char *drives[8];
         int n_drives;
         int n_boots;            /* boot lines in the script (0: none, one boot) */
-        bool overlays;          /* the drives are qcow2 overlays (several boots) */
+        bool boot_lines;        /* the script has boot lines (n_boots counts a script without as one) */
+        bool overlays;          /* the drives are qcow2 overlays (boot lines) */
         char append[4096];
         double timeout;
         int smp, mem;
@@ -1047,6 +1048,7 @@ static void parse_script(const char *path) {
                 die("%s: no steps (expect, report, poweroff, ...): nothing would be checked", path);
         if (cfg.n_boots > 0 && !boot_has_steps(cfg.n_boots))
                 die("%s: boot %d has no steps", path, cfg.n_boots);
+        cfg.boot_lines = cfg.n_boots > 0;
         if (cfg.n_boots == 0)
                 cfg.n_boots = 1;
 }
@@ -1767,7 +1769,8 @@ int main(int argc, char **argv) {
         t_start = now();
         if (cfg.firmware)
                 prepare_firmware();     /* after the KVM probe, which boots the kernel directly */
-        if (cfg.n_boots > 1)
+        /* One boot line too: its host steps read the disks after the boot (see the usage above). */
+        if (cfg.boot_lines)
                 make_overlays();
         if (cfg.hostfwd_port) {
                 reserve_port();
