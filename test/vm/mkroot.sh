@@ -131,6 +131,17 @@ grep -Eq 'not cleanly unmounted|check forced|FILE SYSTEM WAS MODIFIED' <<<"$fsck
 
 # The block device stack under / (for example "crypt+part+disk" or "lvm+crypt+disk").
 stack=$(lsblk -s -n -r -o TYPE "$src" 2>/dev/null | paste -sd+ -)
+# The drivers that serve the disks under / ("sd,virtio_scsi,virtio-pci"): for each disk of the stack,
+# the sysfs driver of its device and of each parent up to the bus, as the kernel names them
+# (virtio_pci's driver is virtio-pci, xhci-pci's xhci_hcd); several disks' lists are merged in order.
+drivers=$(lsblk -s -n -r -o NAME,TYPE "$src" 2>/dev/null | awk '$2 == "disk" { print $1 }' |
+          while read -r disk; do
+                  d=$(readlink -f "/sys/class/block/$disk/device")
+                  while [[ $d == /sys/devices/?* ]]; do
+                          [[ -L $d/driver ]] && basename "$(readlink "$d/driver")"
+                          d=${d%/*}
+                  done
+          done | awk '!seen[$0]++' | paste -sd, -)
 # Active logical volumes, as VG/LV, comma-separated ("-" without LVM).
 # Only dmsetup is installed here, not lvm2: the real root must not activate anything itself,
 # so what is active is what the initrd activated.
@@ -166,7 +177,8 @@ echo "FOYER-REPORT root=reached rw=$rw fstype=$fstype src=$src subvol=${subvol:-
      "initrd_ms=$initrd_ms userspace_ms=$userspace_ms initrd_journal=$initrd_journal foyer_log=$foyer_log" \
      "fsck_lines=$fsck_lines fsck_fixed=$fsck_fixed failed_units=$nfailed" \
      "failed=$(tr '\n' ',' <<<"$failed" | sed 's/,$//; s/^$/-/')" \
-     "stack=${stack:--} lvs_active=${lvs_active:--} loader_part=${loader_part:--}$notes"
+     "stack=${stack:--} lvs_active=${lvs_active:--} loader_part=${loader_part:--}" \
+     "drivers=${drivers:--}$notes"
 systemctl --no-block --check-inhibitors=no poweroff
 EOF
 

@@ -50,6 +50,11 @@
  *   drive-if virtio|none  how the disks are attached: virtio (default, vda, vdb, ...) or none:
  *                         -drive ...,if=none,id=driveN (N from 0, in disk order), for a device of
  *                         the scenario's own (qemu-args -device virtio-blk-pci,drive=drive0,...)
+ *   controller NAME       the QEMU device that holds every disk: virtio-blk (default, as drive-if
+ *                         virtio), nvme (one controller per disk), ahci (q35's own, ports ide.N),
+ *                         virtio-scsi, megasas-gen2, mptsas1068, pvscsi (one host adapter, a scsi-hd
+ *                         per disk at target N), usb-storage, usb-uas (on a qemu-xhci); the disks are
+ *                         then -drive ...,if=none,id=driveN (not with drive-if none)
  *   boot                  the steps after it are one boot of the machine; several boot lines boot it
  *                         several times, one after the other, with the same QEMU command line: the
  *                         disks are then writable qcow2 overlays of the given images, made once per
@@ -60,13 +65,14 @@
  *                         the overlays. Without boot lines the script is one boot, on snapshot=on
  *                         disks. With them, every step comes after the first one, each boot has a
  *                         step, and the lines that shape the machine (append, firmware, qemu-args,
- *                         drive-if, serial2, timeout, fail, secret and the shell runner's) come
+ *                         drive-if, controller, serial2, timeout, fail, secret and the shell runner's) come
  *                         before it: they hold for every boot. timeout is for all boots together.
  *                         (hostfwd, tpm and vga too.)
  * Lines for the shell runner (disk, needs, image-args, uki, kernel, root) are skipped; any other
  * keyword, and a script without steps, is an error.
  * Text matched by one step is consumed: the next step only looks at what came after it.
  */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -109,6 +115,29 @@ struct step {
         int boot;       /* 1, 2, ...: the boot it belongs to */
 };
 
+/* controller NAME: the QEMU device that holds every disk of the scenario, the root's among them, so
+ * that the guest has to find the root behind that controller's driver. The disks are -drive
+ * if=none,id=driveN; each gets a device on the controller (disk_device(), in disk order). */
+enum controller { CTL_VIRTIO_BLK, CTL_NVME, CTL_AHCI, CTL_VIRTIO_SCSI, CTL_MEGASAS, CTL_MPTSAS, CTL_PVSCSI,
+                  CTL_USB_STORAGE, CTL_USB_UAS };
+static const struct {
+        const char *name;               /* the scenario's word: QEMU's device name */
+        const char *hba[2];             /* -device of the controller itself (none: a device per disk) */
+        int max_disks;
+} controllers[] = {
+        [CTL_VIRTIO_BLK]  = { "virtio-blk", { NULL }, 8 },
+        [CTL_NVME]        = { "nvme", { NULL }, 8 },
+        /* q35's own ICH9 AHCI (always there, 00:1f.2) has six ports, ide.0 to ide.5. */
+        [CTL_AHCI]        = { "ahci", { NULL }, 6 },
+        [CTL_VIRTIO_SCSI] = { "virtio-scsi", { "virtio-scsi-pci,id=hba" }, 8 },
+        [CTL_MEGASAS]     = { "megasas-gen2", { "megasas-gen2,id=hba" }, 8 },
+        [CTL_MPTSAS]      = { "mptsas1068", { "mptsas1068,id=hba" }, 8 },      /* 8 phys, a disk each */
+        [CTL_PVSCSI]      = { "pvscsi", { "pvscsi,id=hba" }, 8 },
+        /* qemu-xhci has four USB 2 and four USB 3 ports; QEMU picks a free one for each device. */
+        [CTL_USB_STORAGE] = { "usb-storage", { "qemu-xhci,id=xhci" }, 4 },
+        [CTL_USB_UAS]     = { "usb-uas", { "qemu-xhci,id=xhci", "usb-uas,id=uas,bus=xhci.0" }, 8 },
+};
+
 static struct {
         const char *kernel, *initrd, *log_path, *accel, *qemu;
         const char *drives[8];
@@ -123,6 +152,8 @@ static struct {
         const char *firmware;   /* NULL (direct kernel boot), "ovmf" or "ovmf-secboot" */
         bool serial2;   /* a second serial port (ttyS1) for expect2/send2 */
         bool drive_if_none;     /* drive-if none: the disks are -drive if=none,id=driveN */
+        enum controller controller;     /* controller NAME (default virtio-blk) */
+        int controller_line;    /* its script line (0: none) */
         int hostfwd_port;       /* hostfwd GUESTPORT (0: no network) */
         bool tpm, vga;
         char *extra_args[MAX_EXTRA_ARGS];       /* qemu-args */
@@ -864,7 +895,7 @@ static void add_append(const char *a) {
 static bool is_machine_keyword(const char *s) {
         static const char *const keywords[] = {
                 "append", "firmware", "timeout", "fail", "secret", "serial2", "qemu-args", "drive-if",
-                "hostfwd", "tpm", "vga",
+                "controller", "hostfwd", "tpm", "vga",
                 "disk", "needs", "image-args", "uki", "kernel", "root",
         };
         for (size_t i = 0; i < sizeof keywords / sizeof keywords[0]; i++)
@@ -979,6 +1010,19 @@ static void parse_script(const char *path) {
                                 die("%s:%d: drive-if is virtio or none, not '%s'", path, lineno, rest);
                         cfg.drive_if_none = strcmp(rest, "none") == 0;
                         continue;
+                } else if (strcmp(s, "controller") == 0) {
+                        size_t n = sizeof controllers / sizeof controllers[0], i = 0;
+                        while (i < n && strcmp(rest, controllers[i].name) != 0)
+                                i++;
+                        if (i == n)
+                                die("%s:%d: controller is virtio-blk, nvme, ahci, virtio-scsi, megasas-gen2, "
+                                    "mptsas1068, pvscsi, usb-storage or usb-uas, not '%s'", path, lineno, rest);
+                        if (cfg.controller_line)
+                                die("%s:%d: only one controller line (the first is line %d)", path, lineno,
+                                    cfg.controller_line);
+                        cfg.controller = (enum controller) i;
+                        cfg.controller_line = lineno;
+                        continue;
                 } else if (strcmp(s, "forbid") == 0) {
                         if (!*rest)
                                 die("%s:%d: forbid needs a regex", path, lineno);
@@ -1051,6 +1095,10 @@ static void parse_script(const char *path) {
         cfg.boot_lines = cfg.n_boots > 0;
         if (cfg.n_boots == 0)
                 cfg.n_boots = 1;
+        /* drive-if none leaves the disks to the scenario's own devices; a controller line puts them
+         * on its controller: both would attach each drive twice. */
+        if (cfg.controller_line && cfg.drive_if_none)
+                die("%s:%d: controller and drive-if none exclude each other", path, cfg.controller_line);
 }
 
 /* UEFI firmware: the code is read-only and shared; the variable store is a per-run copy of the
@@ -1243,6 +1291,45 @@ static void start_swtpm(void) {
         fprintf(stderr, "vm-run: %6.1fs swtpm (pid %d) on %s\n", now() - t_start, (int) tpm.pid, tpm.dir);
 }
 
+/* The -device that puts disk i (-drive id=drive<i>) on the scenario's controller; NULL for virtio-blk,
+ * whose disks are if=virtio drives. */
+static const char *disk_device(int i) {
+        static char dev[8][200];
+
+        assert(i >= 0 && i < 8);
+        switch (cfg.controller) {
+        case CTL_VIRTIO_BLK:
+                return NULL;
+        case CTL_NVME:
+                snprintf(dev[i], sizeof dev[i], "nvme,serial=foyer-disk%d,drive=drive%d", i, i);
+                break;
+        case CTL_AHCI:
+                snprintf(dev[i], sizeof dev[i], "ide-hd,drive=drive%d,bus=ide.%d", i, i);
+                break;
+        case CTL_MPTSAS:
+                /* QEMU's SAS1068 reports a disk's SAS address as its scsi-hd wwn, which is 0 unless
+                 * set; Linux's mptsas forms no port for a phy whose attached address is 0
+                 * (mptsas_setup_wide_ports), so the disk would never appear. */
+                snprintf(dev[i], sizeof dev[i],
+                         "scsi-hd,drive=drive%d,bus=hba.0,channel=0,scsi-id=%d,lun=0,wwn=0x5000c50000f0e0%02x", i, i,
+                         i + 1);
+                break;
+        case CTL_VIRTIO_SCSI:
+        case CTL_MEGASAS:
+        case CTL_PVSCSI:
+                snprintf(dev[i], sizeof dev[i], "scsi-hd,drive=drive%d,bus=hba.0,channel=0,scsi-id=%d,lun=0", i, i);
+                break;
+        case CTL_USB_STORAGE:
+                snprintf(dev[i], sizeof dev[i], "usb-storage,drive=drive%d,bus=xhci.0", i);
+                break;
+        case CTL_USB_UAS:
+                /* A UAS device is one SCSI target; its disks are LUNs. */
+                snprintf(dev[i], sizeof dev[i], "scsi-hd,drive=drive%d,bus=uas.0,scsi-id=0,lun=%d", i, i);
+                break;
+        }
+        return dev[i];
+}
+
 static pid_t spawn_qemu(const char *accel, bool probe, const char *initrd, const char *append,
                         const char **drives, int n_drives, int *in, int *out) {
         const char *argv[MAX_ARGS];
@@ -1298,8 +1385,9 @@ static pid_t spawn_qemu(const char *accel, bool probe, const char *initrd, const
         /* The cached disk images are never written to: snapshot=on for one boot, overlays (which
          * take the writes and keep them for the next boot) for several. */
         const char *format = cfg.overlays ? "qcow2" : "raw", *snapshot = cfg.overlays ? "" : ",snapshot=on";
+        bool if_none = cfg.drive_if_none || cfg.controller != CTL_VIRTIO_BLK;
         for (int i = 0; i < n_drives; i++) {
-                if (cfg.drive_if_none)
+                if (if_none)
                         snprintf(drive_args[i], sizeof drive_args[i],
                                  "file=%s,format=%s,if=none,id=drive%d,cache=unsafe%s", drives[i], format, i,
                                  snapshot);
@@ -1308,6 +1396,21 @@ static pid_t spawn_qemu(const char *accel, bool probe, const char *initrd, const
                                  "file=%s,format=%s,if=virtio,cache=unsafe%s", drives[i], format, snapshot);
                 argv[n++] = "-drive";
                 argv[n++] = drive_args[i];
+        }
+        /* The controller, then each disk's device on it (only when there are disks: the KVM probe
+         * has none). */
+        if (n_drives > 0) {
+                for (size_t h = 0; h < 2 && controllers[cfg.controller].hba[h]; h++) {
+                        argv[n++] = "-device";
+                        argv[n++] = controllers[cfg.controller].hba[h];
+                }
+                for (int i = 0; i < n_drives; i++) {
+                        const char *d = disk_device(i);
+                        if (d) {
+                                argv[n++] = "-device";
+                                argv[n++] = d;
+                        }
+                }
         }
         /* Only the scenario's own VM (not the KVM probe) gets the monitor and the extra arguments. */
         static char qmp_arg[200];
@@ -1715,6 +1818,9 @@ int main(int argc, char **argv) {
                 cfg.qemu = q;
         cfg.fails[cfg.n_fails++] = strdup("Kernel panic - not syncing");
         parse_script(argv[optind]);
+        if (cfg.n_drives > controllers[cfg.controller].max_disks)
+                die("%s: %d disks, but a %s holds at most %d here", argv[optind], cfg.n_drives,
+                    controllers[cfg.controller].name, controllers[cfg.controller].max_disks);
         if (extra_append)
                 add_append(extra_append);
         if (timeout_override > 0)
