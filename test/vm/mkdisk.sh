@@ -53,6 +53,10 @@ LUKS_SIZE=320M          # the ext4 inside; the header takes 16M more
 HIB_ROOT_UUID=5f1a0c3e-7d4b-4e2a-9c61-0a1b2c3d4e30
 HIB_SWAP_UUID=5f1a0c3e-7d4b-4e2a-9c61-0a1b2c3d4e31
 HIB_SWAP_LUKS_UUID=4c554b53-2d70-4000-8000-000000000031
+# hibernate-swapfile: the root ext4 on the whole disk, holding /swapfile (400M), whose first block
+# the scenario names in resume_offset= (in pages): checked here against what filefrag says.
+HIB_FILE_ROOT_UUID=5f1a0c3e-7d4b-4e2a-9c61-0a1b2c3d4e32
+HIB_FILE_OFFSET=34816
 
 hash=$( { sha256sum "$0"; [[ $recipe != luks* ]] || sha256sum "$LUKS_KEY_FILE"; echo "$tree $recipe"; } |
         sha256sum | cut -c1-12)
@@ -543,6 +547,33 @@ EOS
         fi
         dd if="$work/swap.img" of="$work/1.img" bs=1M seek=1025 conv=notrunc,sparse status=none
         rm "$work/root.ext4" "$work/swap.img"
+        ;;
+hibernate-swapfile)     # the root ext4 on the whole disk, with /swapfile in fstab, and
+                        # foyer-hibernate-test.service, which hibernates the real root to the file
+        stage "UUID=$HIB_FILE_ROOT_UUID / ext4 defaults 0 1" "/swapfile none swap sw 0 0"
+        hibernate_hook
+        truncate -s "$SIZE" "$work/1.img"
+        mkfs.ext4 -q -F -L foyer-root -U "$HIB_FILE_ROOT_UUID" "$work/1.img"
+        mnt=$work/mnt
+        mkdir -p "$mnt"
+        mount -o loop "$work/1.img" "$mnt"
+        # The swap file first, on the empty file system, so that where it lands does not depend on
+        # the tree: written out with dd (swapon and the kernel's hibernation take no holes, and
+        # fallocate's unwritten extents are not what this tests), then made swap.
+        dd if=/dev/zero of="$mnt/swapfile" bs=1M count=400 conv=fsync status=none
+        chmod 0600 "$mnt/swapfile"
+        mkswap -q -U "$HIB_SWAP_UUID" -L foyer-swap "$mnt/swapfile"
+        sync -f "$mnt/swapfile"
+        # resume_offset= is the file's first physical block in pages (PAGE_SIZE 4096).
+        filefrag -v "$mnt/swapfile" >&2
+        block=$(filefrag -v "$mnt/swapfile" | sed -n 's/^ *0: *[0-9]*\.\. *[0-9]*: *\([0-9]*\)\.\..*/\1/p')
+        offset=$(( block * $(stat -f -c %S "$mnt") / 4096 ))
+        if [[ $offset != "$HIB_FILE_OFFSET" ]]; then
+                echo "mkdisk: /swapfile starts at page ${offset:-?}, not $HIB_FILE_OFFSET (resume_offset= of hibernate-swapfile)" >&2
+                exit 1
+        fi
+        cp -a "$work/stage/." "$mnt/"
+        umount "$mnt"
         ;;
 hibernate-lvm)  # VG vg0: LVs root (320M) and swap (400M), both in fstab by their /dev/mapper names (the
                 # test root has no lvm2: the initrd activates both), and foyer-hibernate-test.service
