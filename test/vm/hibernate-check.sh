@@ -1,16 +1,19 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# hibernate-check.sh CHECK: the host's half of the hibernate* scenarios, run by their `host` steps
+# hibernate-check.sh CHECK [ARG]: the host's half of the hibernate* scenarios, run by their `host` steps
 # (vm-run sets $FOYER_VM_LOG, the console log of all boots so far, and $FOYER_VM_DISK0, the first
 # disk's overlay). The test root's foyer-hibernate-test (mkdisk.sh, recipes hibernate*) prints
 #   FOYER-HIBERNATE before token=T boot_id=B      before it hibernates (T: random, kept only in
 #                                                 the script's memory and a file in /run)
 #   FOYER-HIBERNATE after token=T file=T boot_id=B once systemctl start hibernate.target returns: after a resume
 # CHECK is one of:
-#   signature   the swap partition of the first disk (partition 2 of the hibernate recipe, at
-#               SWAP_MIB) carries the kernel's hibernation signature: blkid says TYPE=swsuspend,
-#               and the bytes before the end of its first page are S1SUSPEND
+#   signature [PAGE]
+#               the swap on the first disk carries the kernel's hibernation signature: blkid says
+#               TYPE=swsuspend, and the bytes before the end of its first page are S1SUSPEND. The
+#               swap starts at PAGE (in 4096-byte pages from the start of the disk, as
+#               resume_offset= counts for a swap file on a whole-disk file system), by default at
+#               SWAP_MIB (partition 2 of the hibernate recipe)
 #   resumed     boot 2 went on with boot 1's system: its "after" line has the token and the boot ID
 #               of boot 1's "before" line (and the /run file kept the token), and the kernel's
 #               "PM: Image loading" came in boot 2 before any fsck or mount of the root
@@ -21,7 +24,7 @@ set -euo pipefail
 # Where mkdisk.sh's hibernate recipe puts the swap partition (sector 2099200 = 1025 MiB).
 SWAP_MIB=1025
 
-check=${1:?usage: hibernate-check.sh signature|resumed|fresh}
+check=${1:?usage: hibernate-check.sh signature [PAGE] | resumed | fresh}
 log=${FOYER_VM_LOG:?FOYER_VM_LOG is not set (run from a vm-run host step)}
 fail() { echo "hibernate-check $check: FAIL: $*" >&2; exit 1; }
 
@@ -39,14 +42,16 @@ signature)
         tmp=$(mktemp -d)
         trap 'rm -rf "$tmp"' EXIT
         [[ $disk != *,* ]] || fail "a disk path with a comma cannot be named in --image-opts: $disk"
-        # The first MiB of the swap partition, through a raw node with an offset over the qcow2
-        # (qemu-img dd's skip= fails on qcow2 in QEMU 7.2).
+        page=${2:-$((SWAP_MIB * 256))}
+        [[ $page =~ ^[0-9]+$ ]] || fail "the swap's page '$page' is not a number"
+        # The first MiB of the swap, through a raw node with an offset over the qcow2 (qemu-img
+        # dd's skip= fails on qcow2 in QEMU 7.2).
         qemu-img convert -U -O raw --image-opts \
-                "driver=raw,offset=$((SWAP_MIB * 1048576)),size=1048576,file.driver=qcow2,file.file.driver=file,file.file.filename=$disk" \
+                "driver=raw,offset=$((page * 4096)),size=1048576,file.driver=qcow2,file.file.driver=file,file.file.filename=$disk" \
                 "$tmp/swap-head"
         type=$(blkid -p -o value -s TYPE "$tmp/swap-head" || true)
         sig=$(dd if="$tmp/swap-head" bs=1 skip=4086 count=9 status=none)
-        echo "hibernate-check signature: blkid TYPE=${type:-none}, signature '$sig'"
+        echo "hibernate-check signature: at page $page: blkid TYPE=${type:-none}, signature '$sig'"
         [[ $type == swsuspend ]] || fail "blkid does not see a hibernation image on the swap (TYPE=${type:-none})"
         [[ $sig == S1SUSPEND ]] || fail "no S1SUSPEND signature at the end of the swap's first page"
         ;;

@@ -22,6 +22,7 @@ GPT_PARTUUID=6b0f2d4a-1c3e-4f5a-8b7c-9d0e1f2a3b02
 GPT_PARTLABEL=foyer-root
 XFS_UUID=5f1a0c3e-7d4b-4e2a-9c61-0a1b2c3d4e04
 BTRFS_UUID=5f1a0c3e-7d4b-4e2a-9c61-0a1b2c3d4e05
+BTRFS_RAID1_UUID=5f1a0c3e-7d4b-4e2a-9c61-0a1b2c3d4e09  # btrfs-raid1: the file system on both members
 SPLIT_ROOT_UUID=5f1a0c3e-7d4b-4e2a-9c61-0a1b2c3d4e06
 SPLIT_USR_UUID=5f1a0c3e-7d4b-4e2a-9c61-0a1b2c3d4e07
 DIRTY_UUID=5f1a0c3e-7d4b-4e2a-9c61-0a1b2c3d4e08
@@ -52,6 +53,10 @@ LUKS_SIZE=320M          # the ext4 inside; the header takes 16M more
 HIB_ROOT_UUID=5f1a0c3e-7d4b-4e2a-9c61-0a1b2c3d4e30
 HIB_SWAP_UUID=5f1a0c3e-7d4b-4e2a-9c61-0a1b2c3d4e31
 HIB_SWAP_LUKS_UUID=4c554b53-2d70-4000-8000-000000000031
+# hibernate-swapfile: the root ext4 on the whole disk, holding /swapfile (400M), whose first block
+# the scenario names in resume_offset= (in pages): checked here against what filefrag says.
+HIB_FILE_ROOT_UUID=5f1a0c3e-7d4b-4e2a-9c61-0a1b2c3d4e32
+HIB_FILE_OFFSET=34816
 
 hash=$( { sha256sum "$0"; [[ $recipe != luks* ]] || sha256sum "$LUKS_KEY_FILE"; echo "$tree $recipe"; } |
         sha256sum | cut -c1-12)
@@ -72,6 +77,11 @@ mkdir -p "$work"
 cleanup() {
         if [[ -n ${mnt:-} ]] && mountpoint -q "$mnt"; then umount "$mnt"; fi
         for l in ${lvm_loops[@]+"${lvm_loops[@]}"}; do losetup -d "$l" 2>/dev/null || true; done
+        # btrfs-raid1: the host kernel forgets the members it scanned, then they are detached.
+        if [[ ${#btrfs_loops[@]} -gt 0 ]]; then
+                btrfs device scan --forget "${btrfs_loops[@]}" 2>/dev/null || true
+                losetup -d "${btrfs_loops[@]}" 2>/dev/null || true
+        fi
         rm -rf "$work"
 }
 trap cleanup EXIT
@@ -91,6 +101,7 @@ LVM_HOST_CONF='devices { use_devicesfile = 0 obtain_device_list_from_udev = 0 }
         backup { backup = 0 archive = 0 } global { use_lvmpolld = 0 }
         activation { udev_sync = 0 udev_rules = 0 monitoring = 0 }'
 lvm_loops=()
+btrfs_loops=()
 
 lvm_host() {    # lvm2 on the host, seeing only our loop devices, writing no backups to /etc/lvm
         local devs
@@ -256,6 +267,39 @@ EOS
                 "$work/stage/etc/systemd/system/multi-user.target.wants/foyer-hibernate-test.service"
 }
 
+# btrfs-raid1: foyer-btrfs-report.service in the stage, which prints, before the report, the
+# members of the root file system and its block group profiles as the kernel has them in sysfs:
+# FOYER-BTRFS fsid=UUID devices=vda,vdb data=raid1 metadata=raid1 system=raid1
+btrfs_report_hook() {
+        # New files only: the stage is hard-linked to the tree, whose files must not change.
+        install -m 0755 /dev/stdin "$work/stage/usr/local/sbin/foyer-btrfs-report" <<'EOS'
+#!/bin/bash
+# foyer test root, disk recipe btrfs-raid1: the root's btrfs as the kernel sees it (the test root
+# has no btrfs-progs). Members are /sys/fs/btrfs/FSID/devices/*, profiles the directories under
+# allocation/{data,metadata,system}/ (one per profile in use, "+" between several).
+fsid=$(findmnt -n -o UUID /)
+sys=/sys/fs/btrfs/$fsid
+list() { find "$1" -mindepth 1 -maxdepth 1 ${2:+-type "$2"} -printf '%f\n' 2>/dev/null | sort | paste -sd "$3" -; }
+echo "FOYER-BTRFS fsid=${fsid:--} devices=$(list "$sys/devices" '' ,)" \
+     "data=$(list "$sys/allocation/data" d +) metadata=$(list "$sys/allocation/metadata" d +)" \
+     "system=$(list "$sys/allocation/system" d +)"
+EOS
+        cat >"$work/stage/etc/systemd/system/foyer-btrfs-report.service" <<'EOS'
+[Unit]
+Description=foyer test: the root's btrfs members and profiles
+Before=foyer-report.service
+
+[Service]
+Type=oneshot
+ExecStart=/usr/local/sbin/foyer-btrfs-report
+StandardOutput=tty
+StandardError=tty
+TTYPath=/dev/ttyS0
+EOS
+        ln -s ../foyer-btrfs-report.service \
+                "$work/stage/etc/systemd/system/multi-user.target.wants/foyer-btrfs-report.service"
+}
+
 case $recipe in
 ext4)           # bare ext4, no partition table
         stage "UUID=$ROOT_UUID / ext4 defaults 0 1"
@@ -290,6 +334,36 @@ btrfs)          # the root is subvolume @, not the top level
         truncate -s "$SIZE" "$work/1.img"
         mkfs.btrfs -q -f -L foyer-btrfs -U "$BTRFS_UUID" "$work/1.img"
         mount_copy "$work/1.img" @
+        ;;
+btrfs-raid1)    # one btrfs on two disks, data and metadata RAID1, and foyer-btrfs-report.service
+        stage "UUID=$BTRFS_RAID1_UUID / btrfs defaults 0 0"
+        btrfs_report_hook
+        truncate -s 512M "$work/1.img" "$work/2.img"
+        # mkfs.btrfs --rootdir takes a single device: the file system is made on both members, then
+        # mounted through loop devices that the host kernel is told about (device=), and filled.
+        # (mkfs.btrfs refuses a UUID that libblkid's cache knows; with a cache of its own it does
+        # not see stale entries for image files that someone ran blkid on.)
+        BLKID_FILE=$work/blkid.tab mkfs.btrfs -q -f -L foyer-btrfs-raid1 -U "$BTRFS_RAID1_UUID" \
+                -d raid1 -m raid1 "$work/1.img" "$work/2.img"
+        btrfs_loops=("$(losetup -f --show "$work/1.img")" "$(losetup -f --show "$work/2.img")")
+        mnt=$work/mnt
+        mkdir -p "$mnt"
+        mount -o "device=${btrfs_loops[0]},device=${btrfs_loops[1]}" "${btrfs_loops[0]}" "$mnt"
+        cp -a "$work/stage/." "$mnt/"
+        btrfs filesystem df "$mnt" >&2
+        umount "$mnt"
+        btrfs device scan --forget "${btrfs_loops[@]}"
+        losetup -d "${btrfs_loops[@]}"
+        btrfs_loops=()
+        # Both images must carry the same file system, as members 1 and 2 of 2.
+        for i in 1 2; do
+                btrfs inspect-internal dump-super "$work/$i.img" |
+                        awk -v want="$BTRFS_RAID1_UUID" -v devid=$i '
+                                $1 == "fsid" { fsid = $2 } $1 == "num_devices" { n = $2 }
+                                $1 == "dev_item.devid" { d = $2 }
+                                END { exit !(fsid == want && n == 2 && d == devid) }' ||
+                        { echo "mkdisk: $i.img is not member $i of 2 of $BTRFS_RAID1_UUID" >&2; exit 1; }
+        done
         ;;
 usr-cmdline|usr-fstab)  # / and /usr on two disks
         if [[ $recipe == usr-fstab ]]; then
@@ -474,6 +548,33 @@ EOS
         dd if="$work/swap.img" of="$work/1.img" bs=1M seek=1025 conv=notrunc,sparse status=none
         rm "$work/root.ext4" "$work/swap.img"
         ;;
+hibernate-swapfile)     # the root ext4 on the whole disk, with /swapfile in fstab, and
+                        # foyer-hibernate-test.service, which hibernates the real root to the file
+        stage "UUID=$HIB_FILE_ROOT_UUID / ext4 defaults 0 1" "/swapfile none swap sw 0 0"
+        hibernate_hook
+        truncate -s "$SIZE" "$work/1.img"
+        mkfs.ext4 -q -F -L foyer-root -U "$HIB_FILE_ROOT_UUID" "$work/1.img"
+        mnt=$work/mnt
+        mkdir -p "$mnt"
+        mount -o loop "$work/1.img" "$mnt"
+        # The swap file first, on the empty file system, so that where it lands does not depend on
+        # the tree: written out with dd (swapon and the kernel's hibernation take no holes, and
+        # fallocate's unwritten extents are not what this tests), then made swap.
+        dd if=/dev/zero of="$mnt/swapfile" bs=1M count=400 conv=fsync status=none
+        chmod 0600 "$mnt/swapfile"
+        mkswap -q -U "$HIB_SWAP_UUID" -L foyer-swap "$mnt/swapfile"
+        sync -f "$mnt/swapfile"
+        # resume_offset= is the file's first physical block in pages (PAGE_SIZE 4096).
+        filefrag -v "$mnt/swapfile" >&2
+        block=$(filefrag -v "$mnt/swapfile" | sed -n 's/^ *0: *[0-9]*\.\. *[0-9]*: *\([0-9]*\)\.\..*/\1/p')
+        offset=$(( block * $(stat -f -c %S "$mnt") / 4096 ))
+        if [[ $offset != "$HIB_FILE_OFFSET" ]]; then
+                echo "mkdisk: /swapfile starts at page ${offset:-?}, not $HIB_FILE_OFFSET (resume_offset= of hibernate-swapfile)" >&2
+                exit 1
+        fi
+        cp -a "$work/stage/." "$mnt/"
+        umount "$mnt"
+        ;;
 hibernate-lvm)  # VG vg0: LVs root (320M) and swap (400M), both in fstab by their /dev/mapper names (the
                 # test root has no lvm2: the initrd activates both), and foyer-hibernate-test.service
         stage "/dev/mapper/vg0-root / ext4 defaults 0 1" "/dev/mapper/vg0-swap none swap sw 0 0"
@@ -493,7 +594,7 @@ hibernate-lvm)  # VG vg0: LVs root (320M) and swap (400M), both in fstab by thei
         ;;
 esac
 
-rm -rf "$work/stage" "$work/usr" "$work/mnt"
+rm -rf "${work:?}/stage" "${work:?}/usr" "${work:?}/mnt"
 mv "$work" "$out"
 printf '%s\n' "$tree" > "$out.ok"
 # Images of earlier recipes made from this tree, or from a tree that is gone, are garbage now;

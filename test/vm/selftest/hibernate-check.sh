@@ -9,7 +9,8 @@
 #   - fresh: two "before" lines with different boot IDs and no image loading pass; the same boot
 #     ID, or an image loaded in boot 2, fail;
 #   - signature: a qcow2 overlay whose swap partition (at 1025 MiB) carries S1SUSPEND passes; one
-#     with a plain swap signature fails.
+#     with a plain swap signature fails; a swap at a page given to the check (a swap file's
+#     resume_offset=) is found there, and a check at another page fails.
 set -euo pipefail
 
 checker=$(realpath "${1:?usage: hibernate-check.sh CHECKER}")
@@ -23,9 +24,9 @@ B1=11111111-2222-3333-4444-555555555555 B2=66666666-7777-8888-9999-000000000000
 log() {
         { printf '%b\n' "$2"; printf '\n# vm-run: boot 2 of 2\n'; printf '%b\n' "$3"; } | sed 's/$/\r/' >"$1"
 }
-expect() {     # pass|fail CHECK LOG WHAT
+expect() {     # pass|fail CHECK LOG WHAT [ARG...]
         local rc=0
-        FOYER_VM_LOG=$3 "$checker" "$2" >"$tmp/out" 2>&1 || rc=$?
+        FOYER_VM_LOG=$3 "$checker" "$2" "${@:5}" >"$tmp/out" 2>&1 || rc=$?
         if [[ $1 == pass && $rc != 0 ]] || [[ $1 == fail && $rc == 0 ]]; then
                 cat "$tmp/out"
                 fail "$2 on $4: exit status $rc, expected to $1"
@@ -63,18 +64,22 @@ expect fail fresh "$tmp/loaded" "an image loaded in boot 2"
 for t in qemu-img mkswap blkid; do
         command -v "$t" >/dev/null || { echo "SKIP: $t is not installed (signature check)"; exit 77; }
 done
-# disk SIGNATURE: a qcow2 disk with a swap (mkswap) at 1025 MiB whose signature is then SIGNATURE.
+# disk SIGNATURE [PAGE]: a qcow2 disk with a swap (mkswap) at 1025 MiB, or at PAGE (4096-byte
+# pages), whose signature is then SIGNATURE.
 disk() {
         rm -f "$tmp/swap" "$tmp/disk.raw" "$tmp/disk.qcow2"
         truncate -s 4M "$tmp/swap"
         mkswap -q "$tmp/swap"
         printf '%s' "$1" | dd of="$tmp/swap" bs=1 seek=4086 conv=notrunc status=none
         truncate -s 1030M "$tmp/disk.raw"
-        dd if="$tmp/swap" of="$tmp/disk.raw" bs=1M seek=1025 conv=notrunc,sparse status=none
+        dd if="$tmp/swap" of="$tmp/disk.raw" bs=4096 seek="${2:-$((1025 * 256))}" conv=notrunc,sparse status=none
         qemu-img convert -f raw -O qcow2 "$tmp/disk.raw" "$tmp/disk.qcow2"
 }
 disk S1SUSPEND
 FOYER_VM_DISK0=$tmp/disk.qcow2 expect pass signature /dev/null "a hibernation image"
 disk SWAPSPACE2
 FOYER_VM_DISK0=$tmp/disk.qcow2 expect fail signature /dev/null "a plain swap"
+disk S1SUSPEND 34816
+FOYER_VM_DISK0=$tmp/disk.qcow2 expect pass signature /dev/null "a swap file's image at page 34816" 34816
+FOYER_VM_DISK0=$tmp/disk.qcow2 expect fail signature /dev/null "page 34817, past the swap file's start" 34817
 echo "ok"
