@@ -232,6 +232,7 @@ void build_args_init(BuildArgs *a) {
         *a = (BuildArgs) {};
         build_config_init(&a->cli);
         a->cli.compression = _COMPRESSION_INVALID;
+        a->cli.target_settings = -1;
 }
 
 void build_args_done(BuildArgs *a) {
@@ -272,6 +273,9 @@ int build_args_parse(BuildArgs *a, int opt, const char *arg) {
         case BUILD_ARG_NO_SHELL:
                 r = build_config_assign(&a->cli, "NoShell", "yes", "command line", 0);
                 break;
+        case BUILD_ARG_NO_TARGET_SETTINGS:
+                r = build_config_assign(&a->cli, "TargetSettings", "no", "command line", 0);
+                break;
         case 'v':
                 log_set_max_level(LOG_DEBUG);
                 return 1;       /* not an image setting */
@@ -299,6 +303,8 @@ int build_args_config(BuildArgs *a, BuildConfig *c) {
 #undef OVERRIDE
         if (a->cli.no_shell)    /* the command line can only turn shells off */
                 c->no_shell = true;
+        if (a->cli.target_settings >= 0)
+                c->target_settings = a->cli.target_settings;
         if (a->cli.compression >= 0)
                 c->compression = a->cli.compression;
         if (a->cli.level >= 0)

@@ -19,6 +19,8 @@ typedef struct BuildConfig {
         char *crypttab;         /* file to install as /etc/crypttab */
         char **add_key_files;   /* "SRC[:DEST]", installed 0400 */
         bool no_shell;          /* --no-shell: no shell in the image, none from the command line */
+        int target_settings;    /* read the tree's own crypttab and fstab (target.h): 1 (default) or 0;
+                                 * -1 only in BuildArgs.cli, for "not given" */
 } BuildConfig;
 
 void build_config_init(BuildConfig *c);

@@ -12,6 +12,7 @@
 #include "log.h"
 #include "plan.h"
 #include "plan-util.h"
+#include "target.h"
 #include "util.h"
 
 #define CRYPTTAB "/etc/crypttab"
@@ -118,6 +119,55 @@ static int cmdline_keys(const char *cmdline, char ***keys) {
         return 0;
 }
 
+static int mark_key(Manifest *m, const char *path, const char *why);
+
+/* Without --crypttab: the lines of the tree's own /etc/crypttab that the initrd needs (target.c
+ * chooses them), as the image's /etc/crypttab, with the key files they name, taken from the tree. */
+static int plan_target_crypttab(Manifest *m) {
+        _cleanup_(target_fstab_done) TargetFstab f = {};
+        _cleanup_(target_crypttab_done) TargetCrypttab t = {};
+        _cleanup_free_ char *names = NULL;
+        int r;
+
+        r = target_fstab_read(m->root, &f);
+        if (r < 0)
+                return r;
+        r = target_crypttab_select(m->root, &f, &t);
+        if (r < 0)
+                return r;
+        if (!t.text) {
+                log_debug("The tree's " CRYPTTAB " names no volume the initrd needs.");
+                return 0;
+        }
+        if (!manifest_find(m, "/usr/lib/systemd/systemd-cryptsetup"))
+                return log_error_errno(SYNTHETIC_ERRNO(ENOENT),
+                                       "The tree's " CRYPTTAB " needs volumes in the initrd, but %s/usr/lib/systemd/systemd-cryptsetup is missing.",
+                                       streq(m->root, "/") ? "" : m->root);
+
+        r = plan_add_text(m, CRYPTTAB, 0644, t.text, "the lines of the tree's " CRYPTTAB " the initrd needs");
+        if (r < 0)
+                return r;
+        STRV_FOREACH(k, t.key_files) {
+                r = manifest_add_from_root(m, *k, "the tree's " CRYPTTAB, NULL);
+                if (r == -ENOENT) {
+                        log_warning("The tree's " CRYPTTAB " names the key file %s, which the tree does not have: "
+                                    "that volume will ask for its passphrase.", *k);
+                        continue;
+                }
+                if (r < 0)
+                        return log_error_errno(r, "Failed to add the key file %s: %m", *k);
+                r = mark_key(m, *k, "the tree's " CRYPTTAB);
+                if (r < 0)
+                        return r;
+        }
+        names = strv_join(t.names, ", ");
+        if (!names)
+                return log_oom();
+        log_info("From the tree's " CRYPTTAB ": %s%s.", names,
+                 t.all ? " (every line without noauto: the volumes under the root could not be told)" : "");
+        return 0;
+}
+
 int plan_crypt(Manifest *m, const BuildConfig *c) {
         bool wanted = c->crypttab || !strv_isempty(c->add_key_files);
         int r;
@@ -155,7 +205,8 @@ int plan_crypt(Manifest *m, const BuildConfig *c) {
                 r = manifest_add_file(m, CRYPTTAB, c->crypttab, "--crypttab");
                 if (r < 0)
                         return log_error_errno(r, "Failed to add %s as " CRYPTTAB ": %m", c->crypttab);
-        }
+        } else if (c->target_settings)
+                return plan_target_crypttab(m);
         return 0;
 }
 
