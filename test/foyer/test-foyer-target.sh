@@ -52,6 +52,9 @@ cat "$tmp/stderr"
 [ "$(extract "$tmp/a.img" /etc/cmdline.d/40-foyer-target.conf)" = "root=/dev/mapper/debian--vg-root" ] ||
         fail "default root: $(extract "$tmp/a.img" /etc/cmdline.d/40-foyer-target.conf)"
 grep -q "From the tree's /etc/crypttab: sda5_crypt\." "$tmp/stderr" || fail "no message naming the volume taken"
+# The root LV above the volume: no job timeout while the passphrase prompt waits.
+dropin='usr/lib/systemd/system/dev-mapper-debian\x2d\x2dvg\x2droot.device.d/40-foyer-target-timeout.conf'
+extract "$tmp/a.img" "$dropin" | grep -qx 'JobTimeoutSec=0' || fail "no JobTimeoutSec=0 for the root LV's device"
 
 echo "== without the VG's backup: every line without noauto"
 mv "$root/etc/lvm/backup/debian-vg" "$tmp/backup"
@@ -77,7 +80,7 @@ mkdir -p "$tmp/conf/etc/foyer"
 printf '[Build]\nTargetSettings=no\n' >"$tmp/conf/etc/foyer/foyer.conf"
 FOYER_CONFIG_ROOT=$tmp/conf build -o "$tmp/f.img" 2>/dev/null || fail "build"
 for img in "$tmp/e.img" "$tmp/f.img"; do
-        "$foyer" ls "$img" | grep -E -q ' etc/crypttab$| etc/keys/| etc/cmdline.d/40-foyer-target.conf$' &&
+        "$foyer" ls "$img" | grep -E -q ' etc/crypttab$| etc/keys/| etc/cmdline.d/40-foyer-target.conf$|40-foyer-target-timeout' &&
                 fail "$img has the tree's settings"
         [ "$(stat -c %a "$img")" = 644 ] || fail "$img mode $(stat -c %a "$img")"
 done
