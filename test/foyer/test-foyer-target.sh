@@ -54,7 +54,7 @@ cat "$tmp/stderr"
 grep -q "From the tree's /etc/crypttab: sda5_crypt\." "$tmp/stderr" || fail "no message naming the volume taken"
 # The root LV above the volume: no job timeout while the passphrase prompt waits.
 dropin='usr/lib/systemd/system/dev-mapper-debian\x2d\x2dvg\x2droot.device.d/40-foyer-target-timeout.conf'
-extract "$tmp/a.img" "$dropin" | grep -qx 'JobTimeoutSec=0' || fail "no JobTimeoutSec=0 for the root LV's device"
+"$foyer" ls -f "$dropin" "$tmp/a.img" | grep -qx "JobTimeoutSec=0" || fail "no JobTimeoutSec=0 for the root LV's device"
 
 echo "== without the VG's backup: every line without noauto"
 mv "$root/etc/lvm/backup/debian-vg" "$tmp/backup"
