@@ -12,9 +12,8 @@ cd "$src"
 
 command -v shellcheck >/dev/null || { echo "SKIP: shellcheck is not installed (package shellcheck)"; exit 77; }
 
-# Left out, with the reason: none at present. (test/vm/mkdisk.sh hashes its own text to key the
-# cached test disks, so a lint-only edit would rebuild every disk: fix its findings together with a
-# real change.)
+# Left out, with the reason: none at present (test/vm/mkdisk.sh, which hashes its own text to key
+# the cached test disks, was while its findings waited for a change that rebuilt the disks anyway).
 exclude=()
 
 scripts=()

@@ -272,6 +272,7 @@ void build_args_init(BuildArgs *a) {
         a->cli.compression = _COMPRESSION_INVALID;
         a->cli.hostonly = -1;
         a->cli.microcode = _MICROCODE_MODE_INVALID;
+        a->cli.target_settings = -1;
 }
 
 void build_args_done(BuildArgs *a) {
@@ -315,6 +316,9 @@ int build_args_parse(BuildArgs *a, int opt, const char *arg) {
         case BUILD_ARG_MICROCODE:
                 r = build_config_assign(&a->cli, "Microcode", arg, "command line", 0);
                 break;
+        case BUILD_ARG_NO_TARGET_SETTINGS:
+                r = build_config_assign(&a->cli, "TargetSettings", "no", "command line", 0);
+                break;
         case 'v':
                 log_set_max_level(LOG_DEBUG);
                 return 1;       /* not an image setting */
@@ -344,6 +348,8 @@ int build_args_config(BuildArgs *a, BuildConfig *c) {
                 c->no_shell = true;
         if (a->cli.hostonly >= 0)
                 c->hostonly = a->cli.hostonly;
+        if (a->cli.target_settings >= 0)
+                c->target_settings = a->cli.target_settings;
         if (a->cli.compression >= 0)
                 c->compression = a->cli.compression;
         if (a->cli.level >= 0)

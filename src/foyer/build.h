@@ -31,6 +31,7 @@ enum {
         BUILD_ARG_KEY_FILE,
         BUILD_ARG_NO_SHELL,
         BUILD_ARG_MICROCODE,
+        BUILD_ARG_NO_TARGET_SETTINGS,
         _BUILD_ARG_MAX,         /* verbs number their own long-only options from here */
 };
 
@@ -46,6 +47,7 @@ enum {
         { "add-key-file",   required_argument, NULL, BUILD_ARG_KEY_FILE },          \
         { "no-shell",       no_argument,       NULL, BUILD_ARG_NO_SHELL },          \
         { "microcode",      required_argument, NULL, BUILD_ARG_MICROCODE },         \
+        { "no-target-settings", no_argument,   NULL, BUILD_ARG_NO_TARGET_SETTINGS }, \
         { "verbose",        no_argument,       NULL, 'v'             }
 
 void build_args_init(BuildArgs *a);

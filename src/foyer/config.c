@@ -15,6 +15,7 @@ void build_config_init(BuildConfig *c) {
                 .compression = COMPRESSION_ZSTD,
                 .level = -1,
                 .microcode = _MICROCODE_MODE_INVALID,   /* not set: "host" for a host-only image, else "all" */
+                .target_settings = 1,
         };
 }
 
@@ -217,6 +218,14 @@ int build_config_assign(BuildConfig *c, const char *key, const char *value, cons
                         return log_error_errno(SYNTHETIC_ERRNO(EINVAL), "%s:%u: NoShell= takes a boolean, not \"%s\".",
                                                file, line, value);
                 c->no_shell = b;
+                r = 0;
+        } else if (streq(key, "TargetSettings")) {
+                int b = parse_boolean(value);
+
+                if (b < 0)
+                        return log_error_errno(SYNTHETIC_ERRNO(EINVAL), "%s:%u: TargetSettings= takes a boolean, not \"%s\".",
+                                               file, line, value);
+                c->target_settings = b;
                 r = 0;
         } else if (streq(key, "Compression")) {
                 Compression t = compression_from_string(value);

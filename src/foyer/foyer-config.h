@@ -23,6 +23,8 @@ typedef struct BuildConfig {
         int hostonly;           /* HostOnly=, -H/-N: the drivers of this host's root, /usr and swap only;
                                  * -1 in BuildArgs.cli: not given */
         MicrocodeMode microcode; /* which vendors' early microcode goes in front of the image */
+        int target_settings;    /* read the tree's own crypttab and fstab (target.h): 1 (default) or 0;
+                                 * -1 only in BuildArgs.cli, for "not given" */
 } BuildConfig;
 
 void build_config_init(BuildConfig *c);

@@ -12,6 +12,8 @@
 #include "log.h"
 #include "plan.h"
 #include "plan-util.h"
+#include "target.h"
+#include "unit-name.h"
 #include "util.h"
 
 #define CRYPTTAB "/etc/crypttab"
@@ -118,6 +120,91 @@ static int cmdline_keys(const char *cmdline, char ***keys) {
         return 0;
 }
 
+static int mark_key(Manifest *m, const char *path, const char *why);
+
+/* A root that is an LV or another mapping above the volumes taken: its device job would keep
+ * systemd's 90 s default while the passphrase prompt waits for someone to type (the generator
+ * lifts it only for /dev/mapper/NAME of the volume itself), and a slow typist would end in the
+ * emergency shell. Give it no timeout either, as initramfs-tools waits for the passphrase; only
+ * that device's unit gets it, so a different root= on the kernel command line is not affected,
+ * and rd.timeout= (JobRunningTimeoutSec=) still wins. */
+static int add_root_timeout(Manifest *m, const TargetFstab *f, const TargetCrypttab *t) {
+        _cleanup_free_ char *vg = NULL, *lv = NULL, *unit = NULL, *path = NULL;
+        const char *mapped;
+        int r;
+
+        if (!f->root)
+                return 0;
+        mapped = startswith(f->root, "/dev/mapper/");
+        if (mapped && strv_contains(t->names, mapped))
+                return 0;       /* the volume itself: foyer-crypt-generator's drop-in */
+        r = target_lv_split(f->root, &vg, &lv);
+        if (r < 0)
+                return log_oom();
+        if (r == 0 && !mapped)
+                return 0;
+        r = unit_name_from_path(f->root, ".device", &unit);
+        if (r < 0)
+                return log_error_errno(r, "Failed to make a unit name of %s: %m", f->root);
+        path = strjoin(UNITDIR "/", unit, ".d/40-foyer-target-timeout.conf");
+        if (!path)
+                return log_oom();
+        return plan_add_text(m, path, 0644,
+                             "# foyer build: the root lies above a volume that may wait for a passphrase.\n"
+                             "[Unit]\nJobTimeoutSec=0\n",
+                             "no job timeout for the root above the tree's crypttab volumes");
+}
+
+/* Without --crypttab: the lines of the tree's own /etc/crypttab that the initrd needs (target.c
+ * chooses them), as the image's /etc/crypttab, with the key files they name, taken from the tree. */
+static int plan_target_crypttab(Manifest *m) {
+        _cleanup_(target_fstab_done) TargetFstab f = {};
+        _cleanup_(target_crypttab_done) TargetCrypttab t = {};
+        _cleanup_free_ char *names = NULL;
+        int r;
+
+        r = target_fstab_read(m->root, &f);
+        if (r < 0)
+                return r;
+        r = target_crypttab_select(m->root, &f, &t);
+        if (r < 0)
+                return r;
+        if (!t.text) {
+                log_debug("The tree's " CRYPTTAB " names no volume the initrd needs.");
+                return 0;
+        }
+        if (!manifest_find(m, "/usr/lib/systemd/systemd-cryptsetup"))
+                return log_error_errno(SYNTHETIC_ERRNO(ENOENT),
+                                       "The tree's " CRYPTTAB " needs volumes in the initrd, but %s/usr/lib/systemd/systemd-cryptsetup is missing.",
+                                       streq(m->root, "/") ? "" : m->root);
+
+        r = plan_add_text(m, CRYPTTAB, 0644, t.text, "the lines of the tree's " CRYPTTAB " the initrd needs");
+        if (r < 0)
+                return r;
+        STRV_FOREACH(k, t.key_files) {
+                r = manifest_add_from_root(m, *k, "the tree's " CRYPTTAB, NULL);
+                if (r == -ENOENT) {
+                        log_warning("The tree's " CRYPTTAB " names the key file %s, which the tree does not have: "
+                                    "that volume will ask for its passphrase.", *k);
+                        continue;
+                }
+                if (r < 0)
+                        return log_error_errno(r, "Failed to add the key file %s: %m", *k);
+                r = mark_key(m, *k, "the tree's " CRYPTTAB);
+                if (r < 0)
+                        return r;
+        }
+        r = add_root_timeout(m, &f, &t);
+        if (r < 0)
+                return r;
+        names = strv_join(t.names, ", ");
+        if (!names)
+                return log_oom();
+        log_info("From the tree's " CRYPTTAB ": %s%s.", names,
+                 t.all ? " (every line without noauto: the volumes under the root could not be told)" : "");
+        return 0;
+}
+
 int plan_crypt(Manifest *m, const BuildConfig *c, const Probe *p) {
         bool wanted = c->crypttab || !strv_isempty(c->add_key_files);
         int r;
@@ -160,7 +247,8 @@ int plan_crypt(Manifest *m, const BuildConfig *c, const Probe *p) {
                 r = manifest_add_file(m, CRYPTTAB, c->crypttab, "--crypttab");
                 if (r < 0)
                         return log_error_errno(r, "Failed to add %s as " CRYPTTAB ": %m", c->crypttab);
-        }
+        } else if (c->target_settings)
+                return plan_target_crypttab(m);
         return 0;
 }
 

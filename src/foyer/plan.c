@@ -50,6 +50,7 @@ static const Planner planners[] = {
         { "binaries",           .run_probe = plan_binaries },
         { "shell-binaries",     .run = plan_shell_binaries },
         { "etc",                .run_probe = plan_etc },
+        { "target-root",        .run = plan_target_root },
         { "systemd-version",    .run = plan_systemd_version },
         { "user-files",         .run = plan_user_files },
         { "crypt-keys",         .run = plan_crypt_keys },

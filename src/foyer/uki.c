@@ -53,7 +53,8 @@ static void help_uki(void) {
                "Image options (when no --initrd is given), as for foyer build:\n"
                "  -k --kver=VERSION  -r --root=DIR  -c --compress=FORMAT  --compress-level=N\n"
                "  -m --add-module=NAME  -a --add-file=SRC[:DEST]  --crypttab=FILE\n"
-               "  --add-key-file=SRC[:DEST]  --no-shell  --microcode=WHICH  -v --verbose\n"
+               "  --add-key-file=SRC[:DEST]  --no-shell  --microcode=WHICH  --no-target-settings\n"
+               "  -v --verbose\n"
                "An image given with --initrd must be an initrd (cpio archives, compressed or\n"
                "not, as foyer ls reads them); the image options are refused with it.\n\n"
                "  -h --help                 Show this help\n",

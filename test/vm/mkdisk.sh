@@ -97,6 +97,10 @@ LVM_USR_UUID=5f1a0c3e-7d4b-4e2a-9c61-0a1b2c3d4e13
 LVM_LUKS_UUID=5f1a0c3e-7d4b-4e2a-9c61-0a1b2c3d4e14     # LUKS2 holding the PV (lvm-on-luks)
 LVM_LV_LUKS_UUID=5f1a0c3e-7d4b-4e2a-9c61-0a1b2c3d4e15  # LUKS2 inside an LV (lvm-luks-lv)
 LVM_PASSPHRASE=foyer-lvm-pass-5Tw9                      # test data, typed at the prompt
+# installer: the LUKS2 volume of the tree's /etc/crypttab (mkroot.sh's INSTALLER_LUKS_UUID).
+INSTALLER_LUKS_UUID=4c554b53-2d70-4000-8000-000000000051
+INSTALLER_ROOT_UUID=5f1a0c3e-7d4b-4e2a-9c61-0a1b2c3d4e51
+INSTALLER_SWAP_UUID=5f1a0c3e-7d4b-4e2a-9c61-0a1b2c3d4e52
 LVM_HOST_CONF='devices { use_devicesfile = 0 obtain_device_list_from_udev = 0 }
         backup { backup = 0 archive = 0 } global { use_lvmpolld = 0 }
         activation { udev_sync = 0 udev_rules = 0 monitoring = 0 }'
@@ -440,6 +444,34 @@ start=2048, size=$(( $(stat -c %s "$work/pv.img") / 512 )), type=CA7D7CCB-63ED-4
 EOF
         dd if="$work/pv.img" of="$work/1.img" bs=1M seek=1 conv=notrunc,sparse status=none
         rm "$work/root.fs" "$work/usr.fs" "$work/pv.img"
+        ;;
+installer)      # debian-installer 12's guided "encrypted LVM" (roots/bookworm-installer.sh): MBR,
+                # vda1 (/boot there; empty here), vda5 a logical partition holding LUKS2 (with
+                # LVM_PASSPHRASE) holding the PV of VG debian-vg, LVs root and swap_1; the tree's
+                # own /etc/crypttab and /etc/fstab name them
+        [[ -e $tree/etc/crypttab ]] || { echo "mkdisk: recipe installer needs the bookworm-installer root" >&2; exit 2; }
+        stage "/dev/mapper/debian--vg-root /               ext4    errors=remount-ro 0       1" \
+              "/dev/mapper/debian--vg-swap_1 none            swap    sw              0       0"
+        lvm_ext4 "$work/root.fs" foyer-inst-root "$INSTALLER_ROOT_UUID" "$work/stage" 448M
+        truncate -s 64M "$work/swap.fs"
+        mkswap -q -U "$INSTALLER_SWAP_UUID" -L foyer-inst-swap "$work/swap.fs"
+        truncate -s 516M "$work/pv.img"         # 1M + 128 extents + 3M, then 16M for LUKS
+        LVM_VG_UUID=foyerV-g000-0000-0000-0000-0000-000051 lvm_vg debian-vg "$work/pv.img" -- root:0:0:112 swap_1:0:112:16
+        lvm_put "$work/root.fs" "$work/pv.img" 0 112
+        lvm_put "$work/swap.fs" "$work/pv.img" 112 16
+        truncate -s +16M "$work/pv.img"
+        lvm_luks "$work/pv.img" "$INSTALLER_LUKS_UUID"
+        truncate -s 600M "$work/1.img"
+        # vda1 at 1 MiB (32 MiB), the extended vda2 from 34 MiB, vda5 in it from 35 MiB.
+        sfdisk -q --label dos "$work/1.img" <<EOF
+label: dos
+label-id: 0x51f0e1a5
+start=2048, size=65536, type=83, bootable
+start=69632, size=$(( 2048 + $(stat -c %s "$work/pv.img") / 512 )), type=5
+start=71680, size=$(( $(stat -c %s "$work/pv.img") / 512 )), type=83
+EOF
+        dd if="$work/pv.img" of="$work/1.img" bs=1M seek=35 conv=notrunc,sparse status=none
+        rm "$work/root.fs" "$work/swap.fs" "$work/pv.img"
         ;;
 lvm-luks-lv)    # vg0/cryptroot holds LUKS2 holding the root ext4
         stage "/dev/mapper/root / ext4 defaults 0 1"

@@ -13,6 +13,9 @@
 # image is cached apart from the shared one, keyed by the options and the files they name.
 # For a root tree that builds its own initrd, run-scenario.sh passes `--root TREE` first: the
 # image is then cached apart too, keyed by the tree's path (which changes with its recipe).
+# The image of the build host (no --root) is the generic test image: it ignores the host's own
+# /etc/crypttab and /etc/fstab (--no-target-settings), which say nothing about the test disks. A
+# tree's image reads the tree's, as a system building its own initrd does.
 set -euo pipefail
 
 cachedir=${1:?usage: mkimage.sh CACHEDIR KVER FOYER_EXE GENERATOR_DIR UNIT_DIR}
@@ -22,6 +25,8 @@ generator_dir=${4:?}
 unit_dir=${5:?}
 shift 5
 build_args=("$@")
+host_args=()
+[[ " ${build_args[*]} " == *" --root "* ]] || host_args=(--no-target-settings)
 here=$(dirname "$(realpath "$0")")
 # The build runs in test/vm, for the relative paths of BUILD_ARGS.
 mkdir -p "$cachedir"
@@ -56,7 +61,7 @@ if [[ ! -s $img ]]; then
         (cd "$here" && FOYER_GENERATOR_DIR=$generator_dir FOYER_UNIT_DIR=$unit_dir \
                 "$foyer" build -o "$img.tmp" --kver "$kver" \
                 --add-module virtio_blk --add-module virtio_pci \
-                --add-module ext4 --add-module xfs --add-module btrfs "${build_args[@]}") >&2
+                --add-module ext4 --add-module xfs --add-module btrfs "${host_args[@]}" "${build_args[@]}") >&2
         mv "$img.tmp" "$img"
 fi
 echo "$img"

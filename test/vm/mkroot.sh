@@ -14,6 +14,12 @@
 # cryptsetup and LVM tools, systemd-boot's EFI stub and less, and run-scenario.sh boots its kernel with
 # `foyer build --root TREE` (see roots/). mkdisk.sh leaves /boot and the modules off the disks.
 #
+# SUITE bookworm-installer (roots/bookworm-installer.sh) is Debian 12 with its own kernel, as the
+# installer's guided "encrypted LVM" leaves it: cryptsetup and lvm2 installed, /etc/crypttab
+# naming the LUKS volume vda5_crypt (UUID INSTALLER_LUKS_UUID below, which mkdisk.sh's recipe
+# "installer" uses) and /etc/fstab naming /dev/mapper/debian--vg-root and -swap_1. `foyer build
+# --root` of it must find the volume, the root and the swap there (no --crypttab, no rd.luks).
+#
 # Exit status 3: debootstrap itself failed (the archive may be mid-transition; roots/sid.sh
 # turns that into a skip).
 set -euo pipefail
@@ -23,6 +29,8 @@ suite=${2:-bookworm}
 mirror=${FOYER_DEBIAN_MIRROR:-$(sed -n 's/^URIs: *\(http[^ ]*debian\)$/\1/p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n1)}
 mirror=${mirror:-http://deb.debian.org/debian}
 [[ $suite =~ ^[a-z][a-z0-9-]*$ ]] || { echo "mkroot: bad suite name '$suite'" >&2; exit 2; }
+dist=$suite
+INSTALLER_LUKS_UUID=4c554b53-2d70-4000-8000-000000000051
 
 mkdir -p "$cachedir"
 packages=systemd-sysv,udev,e2fsprogs,dmsetup
@@ -36,6 +44,12 @@ else
         # systemd-cryptsetup is a package of its own) and a UKI on its own stub, and less (not in
         # minbase; the host's image has it), the pager of the emergency shell.
         packages+=,linux-image-amd64,kmod,cryptsetup-bin,systemd-cryptsetup,lvm2,systemd-boot-efi,less
+        if [[ $suite == bookworm-installer ]]; then
+                # bookworm's systemd-cryptsetup is in the systemd package; no UKI here.
+                dist=bookworm
+                packages=${packages/,systemd-cryptsetup/}
+                packages=${packages/,systemd-boot-efi/}
+        fi
 fi
 tree=$cachedir/$prefix-$hash
 
@@ -48,7 +62,7 @@ fi
 
 rm -rf "$tree" "$tree.tmp" "$tree.ok"
 echo "mkroot: debootstrap $suite ($packages) from $mirror into $tree" >&2
-if ! debootstrap --variant=minbase --include="$packages" "$suite" "$tree.tmp" "$mirror" >&2; then
+if ! debootstrap --variant=minbase --include="$packages" "$dist" "$tree.tmp" "$mirror" >&2; then
         echo "mkroot: debootstrap of $suite from $mirror failed" >&2
         rm -rf "$tree.tmp"
         exit 3
@@ -83,6 +97,25 @@ chroot "$t" passwd -d root >/dev/null
 mkdir -p "$t/var/log/journal"
 # Disk recipes write their own /etc/fstab; the default has no entries.
 printf '# foyer test root: no entries unless the disk recipe adds them\n' > "$t/etc/fstab"
+if [[ $suite == bookworm-installer ]]; then
+        # As debian-installer 12 writes them for guided "encrypted LVM" on the first disk (its
+        # /boot partition left out: the VM boots the kernel directly).
+        printf '%s\n' "vda5_crypt UUID=$INSTALLER_LUKS_UUID none luks,discard" > "$t/etc/crypttab"
+        cat > "$t/etc/fstab" <<'EOF'
+# /etc/fstab: static file system information.
+#
+# Use 'blkid' to print the universally unique identifier for a
+# device; this may be used with UUID= as a more robust way to name devices
+# that works even if disks are added and removed. See fstab(5).
+#
+# systemd generates mount units based on this file, see systemd.mount(5).
+# Please run 'systemctl daemon-reload' after making changes here.
+#
+# <file system> <mount point>   <type>  <options>       <dump>  <pass>
+/dev/mapper/debian--vg-root /               ext4    errors=remount-ro 0       1
+/dev/mapper/debian--vg-swap_1 none            swap    sw              0       0
+EOF
+fi
 # Nothing but the report should talk on the serial console after boot.
 chroot "$t" systemctl mask serial-getty@ttyS0.service getty@tty1.service \
         systemd-timesyncd.service apt-daily.timer apt-daily-upgrade.timer \
