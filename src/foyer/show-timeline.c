@@ -51,9 +51,10 @@ int verb_timeline(int argc, char *argv[]) {
                 path = argv[optind];
 
         r = read_full_file(path, &text, NULL);
-        if (r == -ENOENT && path == (const char *) FOYER_TIMELINE_PATH)
+        if (r == -ENOENT && optind >= argc)
                 return log_error_errno(r, "%s is missing: this boot's initrd recorded no timeline "
-                                       "(not a foyer initrd, or one older than the timeline).", path);
+                                       "(rd.foyer.timeline was not on the kernel command line, or not a foyer "
+                                       "initrd, or one older than the timeline).", path);
         if (r < 0)
                 return log_error_errno(r, "Failed to read %s: %m", path);
         r = timeline_parse_table(&t, text);
