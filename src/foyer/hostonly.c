@@ -629,6 +629,8 @@ int hostonly_cipher_aliases(const char *spec, char ***l) {
                 dash = strrchr(p, '-');
                 if (dash)
                         *dash = 0;
+                if (isempty(p))
+                        return 0;       /* "capi:" or "capi:-plain64": no name to look up */
                 cipher = strjoin("crypto-", p);
                 if (!cipher)
                         return -ENOMEM;
@@ -682,6 +684,13 @@ static uint64_t be64(const unsigned char *p) {
         return v;
 }
 
+/* What a cipher specification is made of ("aes", "xts-plain64", "cbc-essiv:sha256",
+ * "capi:xts(aes)-plain64"): it becomes a module alias that libkmod looks up, so nothing else from a
+ * header may pass (no quotes, no spaces, no control characters). */
+static bool cipher_spec_is_valid(const char *s) {
+        return !isempty(s) && s[strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_:().,+")] == 0;
+}
+
 int hostonly_luks_ciphers(const char *header, size_t size, char ***l) {
         static const char magic[6] = { 'L', 'U', 'K', 'S', (char) 0xba, (char) 0xbe };
         const unsigned char *h = (const unsigned char *) header;
@@ -700,7 +709,7 @@ int hostonly_luks_ciphers(const char *header, size_t size, char ***l) {
 
                 memcpy(name, header + 8, 32);
                 memcpy(mode, header + 40, 32);
-                if (isempty(name) || string_has_cc(name) || string_has_cc(mode))
+                if (!cipher_spec_is_valid(name) || (!isempty(mode) && !cipher_spec_is_valid(mode)))
                         return -EMEDIUMTYPE;
                 spec = isempty(mode) ? strdup(name) : strjoin(name, "-", mode);
                 if (!spec)
@@ -746,7 +755,7 @@ int hostonly_luks_ciphers(const char *header, size_t size, char ***l) {
                 _cleanup_free_ char *spec = strndup(v, q - v);
                 if (!spec)
                         return -ENOMEM;
-                if (string_has_cc(spec))
+                if (!cipher_spec_is_valid(spec))
                         continue;
                 r = extend_unique(l, spec);
                 if (r < 0)
