@@ -31,6 +31,16 @@ void build_config_done(BuildConfig *c) {
         build_config_init(c);
 }
 
+/* A boolean setting: 0 or 1, or a logged error naming the file, line and key. */
+static int parse_boolean_setting(const char *key, const char *value, const char *file, unsigned line) {
+        int b = parse_boolean(value);
+
+        if (b < 0)
+                return log_error_errno(SYNTHETIC_ERRNO(EINVAL), "%s:%u: %s= takes a boolean, not \"%s\".",
+                                       file, line, key, value);
+        return b;
+}
+
 static int set_string(char **s, const char *value) {
         char *t = NULL;
 
@@ -204,28 +214,22 @@ int build_config_assign(BuildConfig *c, const char *key, const char *value, cons
         else if (streq(key, "AddKeyFiles"))
                 r = extend_list(&c->add_key_files, value);
         else if (streq(key, "HostOnly")) {
-                int b = parse_boolean(value);
-
-                if (b < 0)
-                        return log_error_errno(SYNTHETIC_ERRNO(EINVAL), "%s:%u: HostOnly= takes a boolean, not \"%s\".",
-                                               file, line, value);
-                c->hostonly = b;
+                r = parse_boolean_setting(key, value, file, line);
+                if (r < 0)
+                        return r;       /* logged */
+                c->hostonly = r;
                 r = 0;
         } else if (streq(key, "NoShell")) {
-                int b = parse_boolean(value);
-
-                if (b < 0)
-                        return log_error_errno(SYNTHETIC_ERRNO(EINVAL), "%s:%u: NoShell= takes a boolean, not \"%s\".",
-                                               file, line, value);
-                c->no_shell = b;
+                r = parse_boolean_setting(key, value, file, line);
+                if (r < 0)
+                        return r;       /* logged */
+                c->no_shell = r;
                 r = 0;
         } else if (streq(key, "TargetSettings")) {
-                int b = parse_boolean(value);
-
-                if (b < 0)
-                        return log_error_errno(SYNTHETIC_ERRNO(EINVAL), "%s:%u: TargetSettings= takes a boolean, not \"%s\".",
-                                               file, line, value);
-                c->target_settings = b;
+                r = parse_boolean_setting(key, value, file, line);
+                if (r < 0)
+                        return r;       /* logged */
+                c->target_settings = r;
                 r = 0;
         } else if (streq(key, "Compression")) {
                 Compression t = compression_from_string(value);
