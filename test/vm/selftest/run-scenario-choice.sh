@@ -26,6 +26,8 @@ cp "$tmp/boot/vmlinuz-9.9.9-fake" "$tmp/boot/bzImage"
 # Nothing of this test goes into a cache shared with the real scenarios.
 unset FOYER_VM_SHARED_CACHE FOYER_VM_INITRD FOYER_VM_KVER
 export FOYER_VM_ROOTS_DIR=$here/roots
+# The kernel as chosen, not its PVH copy (mkvmlinux.sh, tested by mkvmlinux.sh here).
+export FOYER_VM_BZIMAGE=1
 
 # run SCENARIO-LINES...: runs a scenario of these lines (and an expect step); output in $tmp/out.
 run() {
