@@ -107,7 +107,7 @@ static int write_keymap_service(const char *dest, const char *name, const char *
                 return r;
         f = unit_file_stream(u);
         fprintf(f,
-                "\n[Unit]\n"
+                "[Unit]\n"
                 "Description=Console keymap %s\n"
                 "Documentation=man:foyer-kernel-command-line(7)\n"
                 "DefaultDependencies=no\n"
