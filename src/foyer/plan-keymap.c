@@ -47,7 +47,7 @@ static int add_keymap(Manifest *m, const KeymapSpec *s) {
         r = plan_add_text(m, path, 0644, text, why);
         if (r < 0)
                 return r;
-        log_info("Keymap %s (from %s) is in the image.", s->name, s->source);
+        log_debug("Keymap %s (from %s) is in the image.", s->name, s->source);
         return 1;
 }
 
@@ -56,7 +56,7 @@ static int default_keymap(Manifest *m, const BuildConfig *c, KeymapSpec *ret) {
         int r;
 
         if (c->keymap) {
-                r = keymap_spec_from_name(m->root, c->keymap, "Keymap=", ret);
+                r = keymap_spec_from_name(m->root, c->keymap, "Keymap= (--keymap)", ret);
                 return r == -EINVAL ? 0 : r < 0 ? r : 1;        /* an invalid name is warned about */
         }
         if (!c->target_settings) {
@@ -108,7 +108,7 @@ int plan_keymap(Manifest *m, const BuildConfig *c) {
         STRV_FOREACH(name, c->add_keymaps) {
                 _cleanup_(keymap_spec_done) KeymapSpec s = {};
 
-                r = keymap_spec_from_name(m->root, *name, "AddKeymaps=", &s);
+                r = keymap_spec_from_name(m->root, *name, "AddKeymaps= (--add-keymap)", &s);
                 if (r == -EINVAL)
                         continue;       /* warned */
                 if (r < 0)
