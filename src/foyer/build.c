@@ -280,6 +280,7 @@ void build_args_done(BuildArgs *a) {
         a->modules = strv_free(a->modules);
         a->files = strv_free(a->files);
         a->key_files = strv_free(a->key_files);
+        a->keymaps = strv_free(a->keymaps);
 }
 
 int build_args_parse(BuildArgs *a, int opt, const char *arg) {
@@ -319,6 +320,12 @@ int build_args_parse(BuildArgs *a, int opt, const char *arg) {
         case BUILD_ARG_NO_TARGET_SETTINGS:
                 r = build_config_assign(&a->cli, "TargetSettings", "no", "command line", 0);
                 break;
+        case BUILD_ARG_KEYMAP:
+                r = build_config_assign(&a->cli, "Keymap", arg, "command line", 0);
+                break;
+        case BUILD_ARG_ADD_KEYMAP:
+                r = strv_extend(&a->keymaps, arg);
+                break;
         case 'v':
                 log_set_max_level(LOG_DEBUG);
                 return 1;       /* not an image setting */
@@ -343,6 +350,7 @@ int build_args_config(BuildArgs *a, BuildConfig *c) {
         OVERRIDE(root);
         OVERRIDE(cmdline);
         OVERRIDE(crypttab);
+        OVERRIDE(keymap);
 #undef OVERRIDE
         if (a->cli.no_shell)    /* the command line can only turn shells off */
                 c->no_shell = true;
@@ -364,6 +372,9 @@ int build_args_config(BuildArgs *a, BuildConfig *c) {
                         return log_oom();
         STRV_FOREACH(f, a->key_files)
                 if (strv_extend(&c->add_key_files, *f) < 0)
+                        return log_oom();
+        STRV_FOREACH(k, a->keymaps)
+                if (strv_extend(&c->add_keymaps, *k) < 0)
                         return log_oom();
         return 0;
 }

@@ -16,12 +16,13 @@ int build_image(const BuildConfig *c, int out_fd, int ucode_fd, char ***ret_keys
 
 /* The options of the image itself, shared by foyer build and foyer uki (which builds an image
  * when it is given none): --kver, --root, --compress, --compress-level, --add-module,
- * --add-file, --crypttab, --add-key-file, --no-shell, --microcode and --verbose. Each verb adds its own (--output, --cmdline, ...). */
+ * --add-file, --crypttab, --add-key-file, --no-shell, --microcode, --keymap, --add-keymap and --verbose. Each verb adds its own (--output, --cmdline, ...). */
 typedef struct BuildArgs {
         BuildConfig cli;        /* what the command line set, applied over the files */
         char **modules;
         char **files;
         char **key_files;       /* --add-key-file */
+        char **keymaps;         /* --add-keymap */
         bool any;               /* an image option was given */
 } BuildArgs;
 
@@ -32,6 +33,8 @@ enum {
         BUILD_ARG_NO_SHELL,
         BUILD_ARG_MICROCODE,
         BUILD_ARG_NO_TARGET_SETTINGS,
+        BUILD_ARG_KEYMAP,
+        BUILD_ARG_ADD_KEYMAP,
         _BUILD_ARG_MAX,         /* verbs number their own long-only options from here */
 };
 
@@ -48,6 +51,8 @@ enum {
         { "no-shell",       no_argument,       NULL, BUILD_ARG_NO_SHELL },          \
         { "microcode",      required_argument, NULL, BUILD_ARG_MICROCODE },         \
         { "no-target-settings", no_argument,   NULL, BUILD_ARG_NO_TARGET_SETTINGS }, \
+        { "keymap",         required_argument, NULL, BUILD_ARG_KEYMAP },            \
+        { "add-keymap",     required_argument, NULL, BUILD_ARG_ADD_KEYMAP },        \
         { "verbose",        no_argument,       NULL, 'v'             }
 
 void build_args_init(BuildArgs *a);

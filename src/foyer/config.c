@@ -28,6 +28,8 @@ void build_config_done(BuildConfig *c) {
         free(c->cmdline);
         free(c->crypttab);
         strv_free(c->add_key_files);
+        free(c->keymap);
+        strv_free(c->add_keymaps);
         build_config_init(c);
 }
 
@@ -213,6 +215,10 @@ int build_config_assign(BuildConfig *c, const char *key, const char *value, cons
                 r = set_string(&c->crypttab, value);
         else if (streq(key, "AddKeyFiles"))
                 r = extend_list(&c->add_key_files, value);
+        else if (streq(key, "Keymap"))
+                r = set_string(&c->keymap, value);
+        else if (streq(key, "AddKeymaps"))
+                r = extend_list(&c->add_keymaps, value);
         else if (streq(key, "HostOnly")) {
                 r = parse_boolean_setting(key, value, file, line);
                 if (r < 0)

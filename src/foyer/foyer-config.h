@@ -19,6 +19,8 @@ typedef struct BuildConfig {
         char *cmdline;
         char *crypttab;         /* file to install as /etc/crypttab */
         char **add_key_files;   /* "SRC[:DEST]", installed 0400 */
+        char *keymap;           /* Keymap=, --keymap: the console layout instead of the tree's (keymap.h) */
+        char **add_keymaps;     /* AddKeymaps=, --add-keymap: more layouts for vconsole.keymap= */
         bool no_shell;          /* --no-shell: no shell in the image, none from the command line */
         int hostonly;           /* HostOnly=, -H/-N: the drivers of this host's root, /usr and swap only;
                                  * -1 in BuildArgs.cli: not given */

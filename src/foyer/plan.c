@@ -41,6 +41,8 @@ static const Planner planners[] = {
         { "md",                 .run_probe = plan_md },
         { "gptauto",            .run = plan_gptauto },
         { "crypt",              .run_probe = plan_crypt },
+        /* The keymap for the passphrase prompt; its loadkeys is resolved with the other binaries. */
+        { "keymap",             .run = plan_keymap },
         { "debug",              .run = plan_debug },
         /* After every planner that adds units. */
         { "unit-programs",      .run = plan_unit_programs },

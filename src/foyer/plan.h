@@ -67,6 +67,10 @@ int plan_md(Manifest *m, const BuildConfig *c, const Probe *p);
 /* plan-gptauto.c: what root discovery needs beyond the stock rules (systemd-growfs). */
 int plan_gptauto(Manifest *m, const BuildConfig *c);
 
+/* plan-keymap.c: the console keymaps (the default one and AddKeymaps=), compiled with ckbcomp, the
+ * image's vconsole.conf and loadkeys, for foyer-vconsole-generator. */
+int plan_keymap(Manifest *m, const BuildConfig *c);
+
 /* plan-target.c: the root of the tree's /etc/fstab as a default root= (cmdline.d), unless
  * --no-target-settings or --cmdline names a root. */
 int plan_target_root(Manifest *m, const BuildConfig *c);

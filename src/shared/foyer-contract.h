@@ -185,3 +185,21 @@
 
 /* Where tracefs is mounted; foyer-timeline trace mounts it there if it is not. */
 #define FOYER_TRACEFS_DIR "/sys/kernel/tracing"
+
+/* --- the console keymap ----------------------------------------------------------------------------- */
+
+/* The image's console layout: KEYMAP=NAME, as systemd's vconsole.conf. Written by the builder
+ * (plan-keymap.c: the tree's layout, or Keymap=); read by foyer-vconsole-generator. */
+#define FOYER_VCONSOLE_CONF "/etc/vconsole.conf"
+
+/* The keymaps the builder compiled with ckbcomp (plan-keymap.c), one NAME.map each, in loadkeys'
+ * text format and uncompressed (loadkeys would need gzip for a compressed one). Read by
+ * foyer-vconsole-generator, which loads the one vconsole.keymap= or FOYER_VCONSOLE_CONF names. */
+#define FOYER_KEYMAP_DIR "/usr/share/keymaps/foyer"
+#define FOYER_KEYMAP_SUFFIX ".map"
+
+/* kbd's loadkeys in the image, added by the builder with the keymaps and run by the unit below. */
+#define FOYER_LOADKEYS "/usr/bin/loadkeys"
+
+/* The unit foyer-vconsole-generator writes: loads the keymap before any passphrase prompt. */
+#define FOYER_KEYMAP_SERVICE "foyer-keymap.service"

@@ -23,6 +23,8 @@ int spawn_process(const char *path, char *const argv[], const SpawnOptions *o, p
                 return -r;
         if (o && o->stdout_fd > 0)
                 r = posix_spawn_file_actions_adddup2(&fa, o->stdout_fd, STDOUT_FILENO);
+        if (r == 0 && o && o->stderr_fd > 0)
+                r = posix_spawn_file_actions_adddup2(&fa, o->stderr_fd, STDERR_FILENO);
         if (r == 0 && o && o->stderr_to_null)
                 r = posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
         if (r == 0)

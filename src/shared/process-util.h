@@ -11,6 +11,7 @@ typedef struct SpawnOptions {
         bool search_path;       /* look path up in $PATH (posix_spawnp) */
         int stdout_fd;          /* > 0: becomes the child's stdout (STDERR_FILENO: join stderr) */
         bool stderr_to_null;    /* the child's stderr goes to /dev/null */
+        int stderr_fd;          /* > 0: becomes the child's stderr (not with stderr_to_null) */
 } SpawnOptions;
 
 /* Starts path with argv and the current environment; returns 0 and the pid, or a negative errno. */

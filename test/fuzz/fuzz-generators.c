@@ -37,6 +37,7 @@ int fuzz_generator_main_debug(int argc, char *argv[]);
 int fuzz_generator_main_gpt_auto(int argc, char *argv[]);
 int fuzz_generator_main_driver(int argc, char *argv[]);
 int fuzz_generator_main_md(int argc, char *argv[]);
+int fuzz_generator_main_vconsole(int argc, char *argv[]);
 
 static const struct {
         const char *name;
@@ -49,6 +50,7 @@ static const struct {
         { "foyer-gpt-auto-generator", fuzz_generator_main_gpt_auto },
         { "foyer-driver-generator", fuzz_generator_main_driver },
         { "foyer-md-generator", fuzz_generator_main_md },
+        { "foyer-vconsole-generator", fuzz_generator_main_vconsole },
 };
 
 #define OUT "a/b"
@@ -338,6 +340,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         setenv("FOYER_CMDLINE_DIR", "/nonexistent", 1);
         setenv("FOYER_SYSFS", "/nonexistent", 1);
         setenv("FOYER_MDADM_IMAGE_CONF", "/nonexistent", 1);
+        /* foyer-vconsole-generator: an image that holds the keymap us, its default. */
+        {
+                _cleanup_free_ char *keymaps = strjoin(tmp, "/keymaps"), *map = NULL, *conf = NULL;
+
+                if (!keymaps || mkdir_p(keymaps, 0755) < 0 || write_part(keymaps, "us.map", "keymaps 0-2\n", &map) < 0 ||
+                    write_part(tmp, "vconsole.conf", "KEYMAP=us\n", &conf) < 0)
+                        abort();
+                setenv("FOYER_KEYMAP_DIR", keymaps, 1);
+                setenv("FOYER_VCONSOLE_CONF", conf, 1);
+        }
         setenv("SYSTEMD_LOG_TARGET", "console", 1);
         if (!getenv("FUZZ_VERBOSE"))
                 setenv("SYSTEMD_LOG_LEVEL", "emerg", 1);

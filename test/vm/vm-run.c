@@ -33,6 +33,10 @@
  *                         whose JSON line also matches REGEX, if given ("device": "rootdisk");
  *                         events that arrived since the last qmp step count, and a match uses the
  *                         event up
+ *   keys KEY...           press keys on the machine's keyboard (the PS/2 one, for the VT: see vga),
+ *                         one QMP send-key (and its reply) per word, in order; a word is QEMU's
+ *                         qcode (a, z, 1, ret, spc, minus, ...) or several joined by '-', held together
+ *                         (shift-z); the keys themselves are not logged (they may type a secret)
  *   qemu-args ARGS...     more QEMU arguments, split at blanks (no quoting), after the others
  *   hostfwd GUESTPORT     a network card (virtio-net-pci on QEMU's user network) whose GUESTPORT
  *                         is forwarded from a loopback TCP port of the run's own, the same on every
@@ -105,7 +109,7 @@
 #define TAIL_LINES 60
 
 enum step_kind { STEP_EXPECT, STEP_SEND, STEP_REPORT, STEP_POWEROFF, STEP_SLEEP, STEP_EXPECT2, STEP_SEND2,
-                 STEP_FORBID, STEP_QMP, STEP_QMP_EVENT, STEP_HOST };
+                 STEP_FORBID, STEP_QMP, STEP_QMP_EVENT, STEP_HOST, STEP_KEYS };
 
 struct step {
         enum step_kind kind;
@@ -1037,6 +1041,23 @@ static void parse_script(const char *path) {
                                     path, lineno);
                         st.kind = STEP_QMP;
                         st.arg = strdup(rest);
+                } else if (strcmp(s, "keys") == 0) {
+                        if (!*rest)
+                                die("%s:%d: keys needs QEMU key names (qcodes), such as: shift-z ret", path, lineno);
+                        for (const char *p = rest, *w = rest; ; p++) {
+                                if (*p == ' ' || *p == '\t' || !*p) {
+                                        if (p - w > 64)
+                                                die("%s:%d: keys: a word of more than 64 characters", path, lineno);
+                                        w = p + 1;
+                                }
+                                if (!*p)
+                                        break;
+                                if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || strchr("_- \t", *p)))
+                                        die("%s:%d: keys: '%c' is in no qcode (words of a-z, 0-9 and _, joined by -)",
+                                            path, lineno, *p);
+                        }
+                        st.kind = STEP_KEYS;
+                        st.arg = strdup(rest);
                 } else if (strcmp(s, "qmp-event") == 0) {
                         char *end;
                         st.secs = strtod(rest, &end);
@@ -1666,6 +1687,25 @@ static void run_step(const struct step *st) {
                 char *reply = qmp_command(st->arg, st->line);
                 fprintf(stderr, "vm-run: %6.1fs qmp %s -> %s\n", now() - t_start, st->arg, reply);
                 free(reply);
+                break;
+        }
+        case STEP_KEYS: {
+                char *words = strdup(st->arg), *save = NULL;
+                int n = 0;
+                if (!words)
+                        die("out of memory");
+                for (char *w = strtok_r(words, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+                        char json[1024], *ksave = NULL;
+                        int o = snprintf(json, sizeof json, "{\"execute\":\"send-key\",\"arguments\":{\"keys\":[");
+                        for (char *k = strtok_r(w, "-", &ksave); k; k = strtok_r(NULL, "-", &ksave))
+                                o += snprintf(json + o, sizeof json - (size_t) o, "%s{\"type\":\"qcode\",\"data\":\"%s\"}",
+                                              json[o - 1] == '[' ? "" : ",", k);
+                        snprintf(json + o, sizeof json - (size_t) o, "]}}");
+                        free(qmp_command(json, st->line));
+                        n++;
+                }
+                free(words);
+                fprintf(stderr, "vm-run: %6.1fs keys: %d sent\n", now() - t_start, n);
                 break;
         }
         case STEP_QMP_EVENT: {

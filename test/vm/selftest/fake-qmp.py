@@ -2,7 +2,8 @@
 # A stand-in for QEMU's monitor (QMP) on a unix socket, for vm-run's self-test (see fake-qemu.sh).
 # Greets, wants qmp_capabilities first, answers query-status, and device_del: for the id
 # "rootdisk" it says on the console (this process's stdout) that the slot went down, then sends
-# DEVICE_DELETED half a second later; any other id gets the error QEMU gives. quit ends "QEMU"
+# DEVICE_DELETED half a second later; any other id gets the error QEMU gives. send-key prints the
+# keys it got on the console ("KEYS: qcode:shift+qcode:z"). quit ends "QEMU"
 # (the fake's whole process group, this process too) after its reply, as QEMU does.
 import json
 import os
@@ -66,6 +67,12 @@ while True:
             # An unrelated event first: the reply is told apart from it.
             send({"timestamp": stamp(), "event": "RTC_CHANGE", "data": {"offset": 0}})
             send({"return": {"status": "running", "singlestep": False, "running": True}})
+        elif name == "send-key":
+            # What the keyboard got, on the console, for the scenario to expect.
+            keys = cmd.get("arguments", {}).get("keys", [])
+            sys.stdout.write("KEYS: %s\r\n" % "+".join(k.get("type", "") + ":" + k.get("data", "") for k in keys))
+            sys.stdout.flush()
+            send({"return": {}})
         elif name == "quit":
             send({"return": {}})
             conn.close()
