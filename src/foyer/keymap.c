@@ -268,7 +268,7 @@ int keymap_compile(const KeymapSpec *s, char **ret_text, char **ret_reason) {
         *ret_reason = NULL;
         r = find_executable("ckbcomp", &ckbcomp);
         if (r < 0) {
-                *ret_reason = strdup("ckbcomp is not installed (Debian package keyboard-configuration)");
+                *ret_reason = strdup("ckbcomp is not installed (Debian package console-setup)");
                 return r;
         }
         out = memfd_create("ckbcomp-keymap", MFD_CLOEXEC);

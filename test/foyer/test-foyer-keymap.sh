@@ -10,7 +10,7 @@
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$(dirname "$0")/lib.sh" "$@"
 require_generator foyer-vconsole-generator
-command -v ckbcomp >/dev/null || skip "ckbcomp is not installed (keyboard-configuration)"
+command -v ckbcomp >/dev/null || skip "ckbcomp is not installed (console-setup)"
 [ -x /usr/bin/loadkeys ] || skip "loadkeys is not installed (kbd)"
 make_tmp test-foyer-keymap
 [ -z "${KEEP:-}" ] || trap - EXIT
