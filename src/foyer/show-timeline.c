@@ -53,7 +53,7 @@ int verb_timeline(int argc, char *argv[]) {
         r = read_full_file(path, &text, NULL);
         if (r == -ENOENT && optind >= argc)
                 return log_error_errno(r, "%s is missing: this boot's initrd recorded no timeline "
-                                       "(rd.foyer.timeline=0 on the kernel command line, or not a foyer "
+                                       "(rd.foyer.timeline was not on the kernel command line, or not a foyer "
                                        "initrd, or one older than the timeline).", path);
         if (r < 0)
                 return log_error_errno(r, "Failed to read %s: %m", path);
