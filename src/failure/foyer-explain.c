@@ -238,7 +238,7 @@ static int report_timeline(void) {
         _cleanup_(timeline_done) Timeline t = { .recorded_us = TIMELINE_NONE };
         int r;
 
-        r = timeline_collect(&t, NULL);
+        r = timeline_collect(&t, NULL, NULL);
         if (r < 0)
                 return log_oom();
         (void) timeline_save(&t);

@@ -231,20 +231,25 @@ typedef struct DeviceBlock {
         bool systemd;
 } DeviceBlock;
 
+int timeline_add_device(Timeline *t, const char *devpath, const char *node, bool systemd, uint64_t initialized_us) {
+        _cleanup_free_ char *name = NULL;
+        int r;
+
+        assert(t);
+        if (!(node || (devpath && systemd)) || initialized_us == 0)
+                return 0;
+        name = node ? strjoin("/dev/", node) : strjoin("/sys", devpath);
+        if (!name)
+                return -ENOMEM;
+        if (string_has_cc(name) || strchr(name, '\t'))
+                return 0;
+        r = timeline_add(t, TIMELINE_DEVICE, name, initialized_us, TIMELINE_NONE);
+        return r == -EINVAL ? 0 : r;
+}
+
 static int device_block_flush(DeviceBlock *b) {
-        int r = 0;
+        int r = timeline_add_device(b->t, b->path, b->node, b->systemd, b->initialized);
 
-        if ((b->node || (b->path && b->systemd)) && b->initialized > 0) {
-                _cleanup_free_ char *name = b->node ? strjoin("/dev/", b->node) : strjoin("/sys", b->path);
-
-                if (!name)
-                        r = -ENOMEM;
-                else if (!string_has_cc(name) && !strchr(name, '\t')) {
-                        r = timeline_add(b->t, TIMELINE_DEVICE, name, b->initialized, TIMELINE_NONE);
-                        if (r == -EINVAL)
-                                r = 0;
-                }
-        }
         free(b->path);
         free(b->node);
         b->path = b->node = NULL;

@@ -7,6 +7,7 @@
  * systemctl, udevadm and tracefs say there, and leaves it as a table in FOYER_TIMELINE_PATH, which
  * survives the switch-root with /run; "foyer timeline" prints that table, or draws it as an SVG. */
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -56,6 +57,10 @@ int timeline_parse_units(Timeline *t, const char *text);
  * a device node (N:, named /dev/N) or handed to systemd (G: systemd, named by their P: path) count:
  * the rest (CPUs, buses, ...) nothing waits for. */
 int timeline_parse_udev_db(Timeline *t, const char *text);
+/* The rule above for one device, from wherever it was read: devpath is its path under /sys ("/devices/
+ * ..."), node its device node without "/dev/" (or NULL), systemd whether it has udev's "systemd" tag.
+ * A device left out is not an error. -ENOMEM is the only error. */
+int timeline_add_device(Timeline *t, const char *devpath, const char *node, bool systemd, uint64_t initialized_us);
 
 /* tracefs "trace" output with the module:module_load event: "TASK-PID [CPU] FLAGS SECONDS.MICROS:
  * module_load: NAME [TAINTS]". The trace clock must count from boot (mono, the default local, ...). */

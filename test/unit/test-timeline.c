@@ -89,6 +89,21 @@ TEST(devices) {
         ASSERT_TRUE(!find(&t, TIMELINE_DEVICE, "/dev/not-yet"));
 }
 
+/* The rule of timeline_add_device(), which the recorder applies to udev's database files. */
+TEST(add_device) {
+        _cleanup_(timeline_done) Timeline t = { .recorded_us = TIMELINE_NONE };
+
+        ASSERT_OK(timeline_add_device(&t, "/devices/pci0000:00/0000:00:01.0/virtio0/block/vda", "vda", false, 9203493));
+        ASSERT_OK(timeline_add_device(&t, "/devices/platform/serial8250/tty/ttyS2", NULL, true, 7977223));
+        /* Neither a node nor the systemd tag; not initialized; a name with a tab: left out. */
+        ASSERT_OK(timeline_add_device(&t, "/devices/system/cpu/cpu0", NULL, false, 100));
+        ASSERT_OK(timeline_add_device(&t, "/devices/virtual/misc/x", "x", true, 0));
+        ASSERT_OK(timeline_add_device(&t, "/devices/virtual/misc/y", "y\tz", false, 100));
+        ASSERT_EQ(t.n_events, 2u);
+        assert_event(&t, TIMELINE_DEVICE, "/dev/vda", 9203493, TIMELINE_NONE);
+        assert_event(&t, TIMELINE_DEVICE, "/sys/devices/platform/serial8250/tty/ttyS2", 7977223, TIMELINE_NONE);
+}
+
 TEST(modules) {
         _cleanup_(timeline_done) Timeline t = { .recorded_us = TIMELINE_NONE };
         _cleanup_free_ char *text = data("trace.txt");
