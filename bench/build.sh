@@ -27,6 +27,8 @@ mb() { awk -v s="$(stat -c %s "$1")" 'BEGIN { printf "%.1f", s / 1000000 }'; }
 packing() { "$builddir/src/foyer/foyer" ls "$1" 2>&1 >/dev/null | sed -n 's/^Offset [0-9]*: //p' | paste -sd+; }
 
 results=()
+# foyer's programs as a package installs them, stripped (bench/lib.sh), before anything is timed.
+bench_stage "$builddir"
 for suite in "${suites[@]}"; do
         bench_suite "$suite"
         sv=$(bench_systemd_version)

@@ -47,17 +47,35 @@ bench_systemd_version() {
         echo "${f%%[!0-9]*}"
 }
 
+# bench_stage BUILDDIR: installs the build, stripped, into BUILDDIR/bench-stage once and sets
+# $bench_stage_dir. The images are made from it: foyer's programs as a package installs them
+# (Debian's strips them), not the build tree's, which carry debug information. The scripts call it
+# before timing anything; bench_foyer_run calls it if they did not.
+bench_stage() {
+        [[ -z ${bench_stage_dir:-} ]] || return 0
+        rm -rf "$1/bench-stage"
+        meson install -C "$1" --no-rebuild --quiet --strip --destdir "$1/bench-stage" >/dev/null
+        bench_stage_dir=$1/bench-stage
+}
+
+# bench_foyer_run BUILDDIR ARGS...: foyer ARGS... with the programs and units of bench_stage.
+bench_foyer_run() {
+        bench_stage "$1"
+        shift
+        FOYER_GENERATOR_DIR=$bench_stage_dir/usr/lib/foyer/generators \
+                FOYER_UNIT_DIR=$bench_stage_dir/usr/lib/foyer/units \
+                FOYER_HELPER_DIR=$bench_stage_dir/usr/lib/foyer "$bench_stage_dir/usr/bin/foyer" "$@"
+}
+
 # bench_foyer BUILDDIR OUT: foyer's generic image of the suite (its default compression, zstd).
 bench_foyer() {
-        FOYER_GENERATOR_DIR=$1/generators FOYER_UNIT_DIR=$1/units FOYER_HELPER_DIR=$1/src/failure \
-                "$1/src/foyer/foyer" build --root "$bench_root" --kver "$bench_kver" -o "$2" >/dev/null 2>&1
+        bench_foyer_run "$1" build --root "$bench_root" --kver "$bench_kver" -o "$2" >/dev/null 2>&1
 }
 
 # bench_foyer_hostonly BUILDDIR OUT: foyer build --hostonly on the build host (the host's suite only:
 # a tree given with --root is not the running system, whose devices host-only follows).
 bench_foyer_hostonly() {
-        FOYER_GENERATOR_DIR=$1/generators FOYER_UNIT_DIR=$1/units FOYER_HELPER_DIR=$1/src/failure \
-                "$1/src/foyer/foyer" build --hostonly --kver "$bench_kver" -o "$2" >/dev/null 2>&1
+        bench_foyer_run "$1" build --hostonly --kver "$bench_kver" -o "$2" >/dev/null 2>&1
 }
 
 # bench_dracut_hostonly OUT: dracut --hostonly on the build host, with its defaults.
