@@ -41,6 +41,11 @@ static const Planner planners[] = {
         { "md",                 .run_probe = plan_md },
         { "gptauto",            .run = plan_gptauto },
         { "crypt",              .run_probe = plan_crypt },
+        /* After crypt, whose /etc/crypttab says what the volumes ask for; the units it adds have
+         * their dependencies and stock links carried as the others' were. */
+        { "tokens",             .run_probe = plan_tokens },
+        { "token-unit-deps",    .run = plan_unit_deps },
+        { "token-unit-links",   .run = plan_unit_links },
         { "debug",              .run = plan_debug },
         /* After every planner that adds units. */
         { "unit-programs",      .run = plan_unit_programs },
