@@ -153,6 +153,19 @@ int build_image(const BuildConfig *c, int out_fd, int ucode_fd, char ***ret_keys
          * takes what the host's devices need; the generic one the default set and the hardware
          * classes. */
         req.required = c->add_modules;
+        if (p.host && manifest_find(m, "/usr/lib/systemd/systemd-cryptsetup")) {
+                /* A volume that unlocks with the TPM2 needs its driver (built in on Debian). */
+                _cleanup_(token_asks_done) TokenAsks asks = {};
+
+                r = plan_token_asks(m, c, &p, &asks);
+                if (r < 0)
+                        goto finish;
+                if (asks.include[TOKEN_TPM2] &&
+                    (strv_extend(&host.wanted, "tpm_tis") < 0 || strv_extend(&host.wanted, "tpm_crb") < 0)) {
+                        r = log_oom();
+                        goto finish;
+                }
+        }
         if (p.host) {
                 req.needed = p.host->required;
                 req.needed_by = p.host->needed;

@@ -413,9 +413,9 @@ fail:
 
 /* What libsystemd-shared of systemd 252 to 255 dlopen()s that foyer's initrd uses (unlocking LUKS,
  * with a TPM2 when the tree has tpm2-tss; compressed journal files), by the names those versions
- * ask for. FIDO2 and PKCS#11 tokens (libfido2, libp11-kit) are left out: unlocking with them needs
- * more than the library, which foyer does not set up. The one place this list is kept: from 256
- * on, the library's own notes say it. */
+ * ask for. FIDO2 and PKCS#11 tokens (libfido2, libp11-kit) are left out: plan-tokens.c adds them
+ * with what else unlocking with them needs. The one place this list is kept: from 256 on, the
+ * library's own notes say it. */
 static const struct {
         const char *feature;
         DlopenPriority priority;

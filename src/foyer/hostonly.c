@@ -52,6 +52,7 @@ void host_stack_done(HostStack *s) {
         strv_free(s->wanted);
         strv_free(s->filesystems);
         strv_free(s->devices);
+        strv_free(s->luks_tokens);
         *s = (HostStack) {};
 }
 
@@ -240,6 +241,8 @@ static int add_crypt_ciphers(Walk *w, const char *name, const char *slave) {
         r = n > 0 ? hostonly_luks_ciphers(header, n, &specs) : -EIO;
         if (r == -ENOMEM)
                 return r;
+        if (r >= 0 && hostonly_luks_tokens(header, n, &w->stack->luks_tokens) == -ENOMEM)
+                return -ENOMEM;
         if (r < 0 || strv_isempty(specs)) {
                 log_warning("Host-only: cannot read the LUKS header of %s below %s (%s): taking the common ciphers.",
                             node ?: "the device", name, r == -EMEDIUMTYPE ? "not LUKS" : fd < 0 ? strerror(errno) : "short read");
@@ -758,6 +761,62 @@ int hostonly_luks_ciphers(const char *header, size_t size, char ***l) {
                 if (!cipher_spec_is_valid(spec))
                         continue;
                 r = extend_unique(l, spec);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+int hostonly_luks_tokens(const char *header, size_t size, char ***l) {
+        static const char key[] = "\"type\"";
+        const unsigned char *h = (const unsigned char *) header;
+
+        assert(header || size == 0);
+        assert(l);
+
+        if (size < 72 || memcmp(header, "LUKS\xba\xbe", 6) != 0)
+                return -EMEDIUMTYPE;
+        if (!(h[6] == 0 && h[7] == 2))
+                return 0;
+        uint64_t hdr_size = be64(h + 8);
+        if (hdr_size <= 4096 || size <= 4096)
+                return -EMEDIUMTYPE;
+
+        /* Only token types begin with "systemd-" (keyslots are "luks2", segments "crypt", digests
+         * "pbkdf2"), so every "type" value with that prefix is a token's, wherever it stands. */
+        size_t end = MIN((size_t) MIN(hdr_size, (uint64_t) SIZE_MAX), size);
+        const char *stop = header + end;
+
+        for (const char *p = header + 4096; p < stop; ) {
+                const char *k = memmem(p, stop - p, key, sizeof(key) - 1), *v, *q;
+
+                if (!k)
+                        break;
+                v = k + sizeof(key) - 1;
+                while (v < stop && *v && strchr(" \t\r\n", *v))
+                        v++;
+                if (v < stop && *v == ':')
+                        v++;
+                while (v < stop && *v && strchr(" \t\r\n", *v))
+                        v++;
+                p = v;
+                if (v >= stop || *v != '"')
+                        continue;
+                v++;
+                q = memchr(v, '"', stop - v);
+                if (!q)
+                        break;
+                p = q + 1;
+                if ((size_t) (q - v) > 64 || (size_t) (q - v) <= strlen("systemd-") ||
+                    memcmp(v, "systemd-", strlen("systemd-")) != 0)
+                        continue;
+                _cleanup_free_ char *type = strndup(v, q - v);
+                if (!type)
+                        return -ENOMEM;
+                /* Letters, digits and '-' only: it is logged and compared, nothing else. */
+                if (type[strspn(type, "abcdefghijklmnopqrstuvwxyz0123456789-")] != 0)
+                        continue;
+                int r = extend_unique(l, type);
                 if (r < 0)
                         return r;
         }

@@ -27,6 +27,7 @@ typedef struct HostStack {
         bool usr;               /* /usr is a mount of its own */
         bool dm, lvm, crypt, md;
         bool keyboard;          /* a keyboard's drivers are in wanted */
+        char **luks_tokens;     /* the systemd token types of the LUKS2 headers ("systemd-tpm2") */
 } HostStack;
 
 /* Reads the host's storage stack. Returns 1 with *ret filled, or 0 when the devices are not
@@ -45,3 +46,8 @@ int hostonly_cipher_aliases(const char *spec, char ***l);
  * which libcryptsetup decrypts through the kernel's AF_ALG), appended to *l. Returns 0, or
  * -EMEDIUMTYPE if the data is not a LUKS header. */
 int hostonly_luks_ciphers(const char *header, size_t size, char ***l);
+
+/* The systemd token types ("systemd-tpm2", "systemd-fido2", "systemd-pkcs11") of a LUKS2 header's
+ * "tokens", appended to *l without duplicates: the unlocking the volume was enrolled for. Returns 0
+ * (LUKS1 has no tokens), or -EMEDIUMTYPE if the data is not a LUKS header. */
+int hostonly_luks_tokens(const char *header, size_t size, char ***l);

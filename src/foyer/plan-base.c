@@ -171,6 +171,8 @@ const char *const plan_default_modules[] = {
          * argon2id itself. Debian builds aes_generic, cbc and sha256_generic in (modules.builtin). */
         "dm_mod", "dm_crypt", "crc32c", "aesni_intel", "xts", "ecb", "cbc", "sha256_generic", "essiv",
         "algif_skcipher",
+        /* TPM 2.0 for unlocking (plan-tokens.c; Debian builds both in): PC TIS/FIFO and CRB */
+        "tpm_tis", "tpm_crb",
         /* LVM targets beyond linear and striped (both in dm_mod): snapshots, mirrors, thin, cache, raid */
         "dm_snapshot", "dm_mirror", "dm_zero", "dm_thin_pool", "dm_cache", "dm_cache_smq", "dm_raid",
         /* MD RAID (mdadm, plan-md.c): the core and its personalities; linear is gone from kernels

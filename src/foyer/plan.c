@@ -43,6 +43,11 @@ static const Planner planners[] = {
         { "crypt",              .run_probe = plan_crypt },
         /* The keymap for the passphrase prompt; its loadkeys is resolved with the other binaries. */
         { "keymap",             .run = plan_keymap },
+        /* After crypt, whose /etc/crypttab says what the volumes ask for; the units it adds have
+         * their dependencies and stock links carried as the others' were. */
+        { "tokens",             .run_probe = plan_tokens },
+        { "token-unit-deps",    .run = plan_unit_deps },
+        { "token-unit-links",   .run = plan_unit_links },
         { "debug",              .run = plan_debug },
         /* After every planner that adds units. */
         { "unit-programs",      .run = plan_unit_programs },

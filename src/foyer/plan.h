@@ -55,6 +55,28 @@ int plan_crypt_keys(Manifest *m, const BuildConfig *c);
 /* Returns the image paths of the key files, the entries marked secret (NULL when there are none). */
 int plan_key_files(Manifest *m, char ***ret);
 
+/* plan-tokens.c: unlocking with TPM2, FIDO2 and PKCS#11 tokens. */
+typedef enum TokenKind_t {
+        TOKEN_TPM2,
+        TOKEN_FIDO2,
+        TOKEN_PKCS11,
+        _TOKEN_MAX,
+} TokenKind_t;
+
+typedef struct TokenAsks {
+        char *why[_TOKEN_MAX];          /* what asks for it (a crypttab option, a LUKS2 token), or NULL */
+        bool include[_TOKEN_MAX];       /* it goes into the image: asked for, or a generic image */
+} TokenAsks;
+
+const char *token_kind_name(TokenKind_t t);
+/* What the image's /etc/crypttab (run after plan_crypt), rd.luks.options= in --cmdline and, for a
+ * host-only image, the LUKS2 headers below the root ask for. */
+int plan_token_asks(Manifest *m, const BuildConfig *c, const Probe *p, TokenAsks *ret);
+void token_asks_done(TokenAsks *a);
+/* The libraries, token plugins, units and rules of the tokens included; a volume asking for one
+ * whose libraries the tree lacks is an error naming them. */
+int plan_tokens(Manifest *m, const BuildConfig *c, const Probe *p);
+
 /* The storage planners below leave their tools out of a host-only image (p->host) whose root, /usr
  * and swap do not use them. */
 

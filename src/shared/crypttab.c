@@ -25,13 +25,20 @@ static char *next_field(char **p) {
 
 int crypttab_parse(const char *path, crypttab_entry_t cb, void *data) {
         _cleanup_free_ char *text = NULL;
-        unsigned n = 0;
-        char *line, *next;
         int r;
 
         r = read_full_file(path, &text, NULL);
         if (r < 0)
                 return r;
+        return crypttab_parse_buffer(text, cb, data);
+}
+
+int crypttab_parse_buffer(char *text, crypttab_entry_t cb, void *data) {
+        unsigned n = 0;
+        char *line, *next;
+        int r;
+
+        assert(text);
 
         for (line = text; line; line = next) {
                 char *fields[4] = {}, *p = line;

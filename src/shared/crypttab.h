@@ -24,6 +24,8 @@ typedef int (*crypttab_entry_t)(const CrypttabEntry *e, void *data);
  * -ENOENT if there is no such file, another negative errno if it cannot be read, or the first negative
  * callback result. */
 int crypttab_parse(const char *path, crypttab_entry_t cb, void *data);
+/* The same over crypttab text in memory, which it cuts up in place. */
+int crypttab_parse_buffer(char *text, crypttab_entry_t cb, void *data);
 
 /* Splits "FILE[:DEVICE]" at the last ':' if what follows maps to an absolute path with
  * devspec_to_node() (LABEL=, UUID=, PARTUUID=, PARTLABEL=, /dev/...); otherwise the colon is part of the

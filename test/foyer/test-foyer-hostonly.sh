@@ -6,7 +6,8 @@
 #   - a virtio-blk disk: its drivers and ext4 in, no other controller, no LVM, MD or cryptsetup;
 #   - an NVMe partition under LUKS2 (aes-cbc-essiv:sha256) under LVM, with a USB keyboard and a PS/2
 #     mouse: nvme, dm-crypt, essiv (and not xts: the header was read), the keyboard's chain, lvm2
-#     and systemd-cryptsetup in; the mouse's driver and mdadm out;
+#     and systemd-cryptsetup in, FIDO2 unlocking for the header's systemd-fido2 token (not TPM2 or
+#     PKCS#11); the mouse's driver and mdadm out;
 #   - an md RAID1 on two AHCI disks: ahci, sd_mod, raid1 and mdadm in; LVM and cryptsetup out;
 #   - a driver the kernel does not have: the build fails naming the device and the driver;
 #   - a chroot (no / in mountinfo) and --root: a warning, and the generic image;
@@ -141,6 +142,10 @@ truncate -s 20M "$dev/block/259:2"
 printf pw >"$tmp/key"
 cryptsetup luksFormat --type luks2 --batch-mode --pbkdf pbkdf2 --pbkdf-force-iterations 1000 \
         --cipher aes-cbc-essiv:sha256 --key-size 256 "$dev/block/259:2" "$tmp/key"
+# Enrolled for a FIDO2 key (a token of that type; --disable-external-tokens: the host's plugin
+# would check the rest of systemd's token data).
+printf '{"type":"systemd-fido2","keyslots":["0"]}' >"$tmp/token.json"
+cryptsetup --disable-external-tokens token import --json-file "$tmp/token.json" "$dev/block/259:2"
 usb=pci0000:00/0000:00:14.0
 bind "$usb" xhci_hcd xhci_pci
 bind "$usb/usb1/1-1" usb
@@ -161,6 +166,12 @@ expect_file nvme /usr/sbin/lvm
 expect_file nvme /usr/lib/systemd/systemd-cryptsetup
 expect_file nvme /usr/lib/udev/rules.d/55-dm.rules
 expect_no_file nvme /usr/sbin/mdadm
+# FIDO2, which the header's token asks for; not PKCS#11 or TPM2, which nothing asks for
+expect_file nvme /usr/lib/x86_64-linux-gnu/cryptsetup/libcryptsetup-token-systemd-fido2.so
+expect_file nvme /usr/lib/x86_64-linux-gnu/libfido2.so.1
+expect_file nvme /usr/lib/udev/rules.d/60-fido-id.rules
+expect_no_file nvme /usr/lib/x86_64-linux-gnu/cryptsetup/libcryptsetup-token-systemd-pkcs11.so
+expect_no_file nvme /usr/lib/x86_64-linux-gnu/cryptsetup/libcryptsetup-token-systemd-tpm2.so
 
 echo "== an md RAID1 on two AHCI disks"
 machine md

@@ -2,13 +2,14 @@
 /* The LUKS header reader of host-only images (src/foyer/hostonly.c) on arbitrary data read from a
  * device, and the cipher alias maker on each cipher it finds: no crash, no read past the data, each
  * cipher a non-empty string without control characters or quotes, each alias "crypto-..." (which
- * libkmod then looks up by name, so nothing else may come out of a header). */
+ * libkmod then looks up by name, so nothing else may come out of a header); and the token type
+ * reader: each type "systemd-" and more, of lower-case letters, digits and '-'. */
 #include "fuzz.h"
 #include "hostonly.h"
 #include "strv.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-        _cleanup_strv_free_ char **ciphers = NULL;
+        _cleanup_strv_free_ char **ciphers = NULL, **tokens = NULL;
 
         if (!fuzz_setup(size, 256 * 1024))
                 return 0;
@@ -17,6 +18,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (!copy)
                 return 0;
         memcpy(copy, data, size);
+        if (hostonly_luks_tokens(copy, size, &tokens) >= 0)
+                STRV_FOREACH(t, tokens)
+                        if (strncmp(*t, "systemd-", 8) != 0 || (*t)[8] == 0 ||
+                            (*t)[strspn(*t, "abcdefghijklmnopqrstuvwxyz0123456789-")] != 0)
+                                fuzz_fail("a bad token type", *t);
         if (hostonly_luks_ciphers(copy, size, &ciphers) < 0)
                 return 0;
         STRV_FOREACH(c, ciphers) {

@@ -59,7 +59,7 @@
  *                         virtio-scsi, megasas-gen2, mptsas1068, pvscsi (one host adapter, a scsi-hd
  *                         per disk at target N), usb-storage, usb-uas (on a qemu-xhci); the disks are
  *                         then -drive ...,if=none,id=driveN (not with drive-if none)
- *   boot                  the steps after it are one boot of the machine; several boot lines boot it
+ *   boot [tpm-reset]      the steps after it are one boot of the machine; several boot lines boot it
  *                         several times, one after the other, with the same QEMU command line: the
  *                         disks are then writable qcow2 overlays of the given images, made once per
  *                         run and kept across its boots (so what one boot writes, the next one
@@ -71,7 +71,9 @@
  *                         step, and the lines that shape the machine (append, firmware, qemu-args,
  *                         drive-if, controller, serial2, timeout, fail, secret and the shell runner's) come
  *                         before it: they hold for every boot. timeout is for all boots together.
- *                         (hostfwd, tpm and vga too.)
+ *                         (hostfwd, tpm and vga too.) "boot tpm-reset" (with tpm) starts that boot
+ *                         on an empty TPM state: the earlier boots' is wiped, as if the TPM had been
+ *                         cleared or replaced, so that what was sealed to it no longer unseals.
  * Lines for the shell runner (disk, needs, image-args, uki, kernel, root) are skipped; any other
  * keyword, and a script without steps, is an error.
  * Text matched by one step is consumed: the next step only looks at what came after it.
@@ -147,6 +149,7 @@ static struct {
         const char *drives[8];
         int n_drives;
         int n_boots;            /* boot lines in the script (0: none, one boot) */
+        unsigned long long tpm_reset_boots; /* bit N-1: boot N starts on an empty TPM state */
         bool boot_lines;        /* the script has boot lines (n_boots counts a script without as one) */
         bool overlays;          /* the drives are qcow2 overlays (boot lines) */
         char append[4096];
@@ -935,14 +938,20 @@ static void parse_script(const char *path) {
                         die("%s:%d: '%s' belongs before the first boot line: it holds for every boot",
                             path, lineno, s);
                 if (strcmp(s, "boot") == 0) {
-                        if (*rest)
-                                die("%s:%d: boot takes no arguments", path, lineno);
+                        if (*rest && strcmp(rest, "tpm-reset") != 0)
+                                die("%s:%d: boot takes no argument but tpm-reset, not '%s'", path, lineno, rest);
                         if (cfg.n_boots == 0 && cfg.n_steps > 0)
                                 die("%s:%d: a step (line %d) before the first boot line: with boot lines, each "
                                     "step belongs to a boot", path, lineno, cfg.steps[0].line);
                         if (cfg.n_boots > 0 && !boot_has_steps(cfg.n_boots))
                                 die("%s:%d: boot %d has no steps", path, lineno, cfg.n_boots);
                         cfg.n_boots++;
+                        if (*rest) {
+                                if (cfg.n_boots == 1 || cfg.n_boots > 64)
+                                        die("%s:%d: tpm-reset on boot %d: only a later boot (2 to 64) starts on a "
+                                            "reset TPM", path, lineno, cfg.n_boots);
+                                cfg.tpm_reset_boots |= 1ULL << (cfg.n_boots - 1);
+                        }
                         continue;
                 }
 
@@ -1113,6 +1122,8 @@ static void parse_script(const char *path) {
                 die("%s: no steps (expect, report, poweroff, ...): nothing would be checked", path);
         if (cfg.n_boots > 0 && !boot_has_steps(cfg.n_boots))
                 die("%s: boot %d has no steps", path, cfg.n_boots);
+        if (cfg.tpm_reset_boots && !cfg.tpm)
+                die("%s: boot tpm-reset without a tpm line", path);
         cfg.boot_lines = cfg.n_boots > 0;
         if (cfg.n_boots == 0)
                 cfg.n_boots = 1;
@@ -1273,6 +1284,15 @@ static void make_tpm_dir(void) {
                 die("swtpm's socket path %s is too long for a unix socket (a shorter $TMPDIR)", tpm.sock);
         if (mkdir(tpm.state, 0700) < 0)
                 die("mkdir %s: %m", tpm.state);
+}
+
+/* boot tpm-reset: the state of the earlier boots goes (swtpm is not running between boots), and
+ * the next swtpm starts as a new TPM, with new seeds. */
+static void reset_tpm_state(void) {
+        nftw(tpm.state, remove_one, 8, FTW_DEPTH | FTW_PHYS);
+        if (mkdir(tpm.state, 0700) < 0)
+                die("mkdir %s: %m", tpm.state);
+        fprintf(stderr, "vm-run: %6.1fs TPM state reset for boot %d\n", now() - t_start, boot_no);
 }
 
 /* Each boot gets a swtpm of its own on the run's state (a power cycle of the TPM), up before QEMU
@@ -1930,8 +1950,11 @@ int main(int argc, char **argv) {
                         start_next_boot();
                 if (cfg.n_boots > 1)
                         fprintf(stderr, "vm-run: %6.1fs boot %d of %d\n", now() - t_start, boot_no, cfg.n_boots);
-                if (cfg.tpm)
+                if (cfg.tpm) {
+                        if (cfg.tpm_reset_boots & (1ULL << (boot_no - 1)))
+                                reset_tpm_state();
                         start_swtpm();
+                }
                 qemu_pid = spawn_qemu(accel, false, cfg.initrd, cfg.append, cfg.drives, cfg.n_drives, &qemu_in,
                                       &qemu_out);
                 for (int i = 0; i < cfg.n_steps; i++)

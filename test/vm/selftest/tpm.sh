@@ -8,6 +8,8 @@
 #       what the first left there) and stops it (SIGTERM) after the boot; QEMU's command line has
 #       -chardev socket,id=chrtpm,path=SOCK -tpmdev emulator,id=tpm0,chardev=chrtpm
 #       -device tpm-crb,tpmdev=tpm0 with swtpm's own SOCK, the same on both boots;
+#     - tpm-reset.scenario's third boot ("boot tpm-reset") starts on an empty state, the second on the
+#       first one's; tpm-reset on the first boot, or without a tpm line, is an error;
 #     - the directory, under $TMPDIR, is removed at the end, also after a failure and after SIGTERM
 #       (swtpm is gone then too), and a swtpm that cannot start fails the run.
 #   swtpm: the same scenario with the real swtpm (skipped, 77, when swtpm is not installed): it
@@ -69,6 +71,28 @@ read -r _ pid2 n2 args2 <<<"${lines[2]}"
 [[ ${lines[1]} == "stop $pid1" && ${lines[3]} == "stop $pid2" ]] || fail "a swtpm was not stopped by SIGTERM"
 [[ $(tr -d '\r' <"$tmp/console.log" | grep -c '^TPM: ctrl answered result=0 caps=0x5354$') == 2 ]] || fail "QEMU did not reach swtpm on both boots"
 left_behind "two boots"
+
+echo "== boot tpm-reset"
+: >"$tmp/swtpm.log"
+run "$here/tpm-reset.scenario" || fail "tpm-reset.scenario failed"
+cat "$tmp/swtpm.log"
+starts=$(awk '$1 == "start" { printf "%s ", $3 }' "$tmp/swtpm.log")
+[[ $starts == "1 2 1 " ]] || fail "starts on the state: $starts, not 1 2 1 (the third boot's state was not reset)"
+[[ $(grep -c '^stop ' "$tmp/swtpm.log") == 3 ]] || fail "not every swtpm was stopped"
+left_behind "boot tpm-reset"
+for bad in "boot tpm-reset" "boot tpm-resets"; do
+        printf 'tpm\n%s\nexpect 1 x\n' "$bad" >"$tmp/bad.scenario"
+        if run "$tmp/bad.scenario" 2>"$tmp/stderr"; then
+                fail "'$bad' accepted"
+        fi
+        grep -q "bad.scenario:2: " "$tmp/stderr" || { cat "$tmp/stderr"; fail "'$bad': no error naming line 2"; }
+done
+printf 'boot\nexpect 1 x\nboot tpm-reset\nexpect 1 x\n' >"$tmp/bad.scenario"
+if run "$tmp/bad.scenario" 2>"$tmp/stderr"; then
+        fail "tpm-reset without tpm accepted"
+fi
+grep -q "boot tpm-reset without a tpm line" "$tmp/stderr" || { cat "$tmp/stderr"; fail "tpm-reset without tpm: no error"; }
+left_behind "bad tpm-reset lines"
 
 echo "== a failing boot"
 : >"$tmp/swtpm.log"

@@ -1,0 +1,83 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# trixie-tpm.sh CACHEDIR: roots/trixie.sh's tree with tpm2-tss (libtss2-esys, -rc, -mu and the
+# device TCTI: what systemd-cryptsetup and systemd-cryptenroll dlopen()) and foyer-tpm-enroll.service
+# for the tpm-luks scenario. `foyer build --root` of it puts TPM2 unlocking into the image; in the
+# booted root the service prints how the initrd's systemd-cryptsetup unlocked the root (its journal
+# lines, FOYER-CRYPTSETUP:) and, on the first boot that finds no systemd-tpm2 token in the root's
+# LUKS2 header (mkdisk.sh's recipe luks), enrols the volume to the VM's TPM with
+# systemd-cryptenroll, PCR 7, unlocking it with the key file /etc/foyer-tpm/luks.key (the disk's
+# passphrase: it lies on the encrypted root only, never in the image). A copy of the trixie tree
+# (apt writes into it), cached as CACHEDIR/tree-trixie-tpm-<hash>, keyed by this script's text
+# and the trixie tree's path. Prints the tree's path.
+set -euo pipefail
+
+cachedir=${1:?usage: trixie-tpm.sh CACHEDIR}
+here=$(dirname "$(realpath "$0")")
+base=$("$here/trixie.sh" "$cachedir")
+hash=$( { sha256sum <"$0"; echo "$base"; } | sha256sum | cut -c1-12)
+tree=$cachedir/tree-trixie-tpm-$hash
+# mkdisk.sh's LUKS_UUID and LUKS_PASSPHRASE (recipe luks).
+luks_uuid=4c554b53-2d70-4000-8000-000000000001
+luks_passphrase=foyer-luks-pass-7Rq2
+
+exec 9>"$cachedir/tree-trixie-tpm.lock"
+flock 9
+if [[ -e $tree.ok && -d $tree ]]; then
+        echo "$tree"
+        exit 0
+fi
+rm -rf "$tree" "$tree.tmp" "$tree.ok"
+cp -a "$base" "$tree.tmp"
+t=$tree.tmp
+{
+        chroot "$t" apt-get update -q
+        chroot "$t" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+                libtss2-esys-3.0.2-0t64 libtss2-rc0t64 libtss2-mu-4.0.1-0t64 libtss2-tcti-device0t64
+} >&2
+rm -rf "$t"/var/lib/apt/lists/* "$t"/var/cache/apt/*.bin "$t"/var/cache/apt/archives/*.deb "$t"/var/log/*.log
+
+install -d -m 0700 "$t/etc/foyer-tpm"
+printf '%s' "$luks_passphrase" >"$t/etc/foyer-tpm/luks.key"
+chmod 0400 "$t/etc/foyer-tpm/luks.key"
+install -D -m 0755 /dev/stdin "$t/usr/local/sbin/foyer-tpm-enroll" <<EOF2
+#!/bin/bash
+# How the initrd unlocked the root, then enrolment to the TPM if the header has no TPM2 token yet.
+dev=/dev/disk/by-uuid/$luks_uuid
+journalctl -b -q -o cat --no-pager -t systemd-cryptsetup 2>/dev/null | sed 's/^/FOYER-CRYPTSETUP: /'
+if cryptsetup luksDump "\$dev" | grep -q 'systemd-tpm2'; then
+        echo "FOYER-TPM: enrolled already"
+else
+        echo "FOYER-TPM: enrolling"
+        start=\$SECONDS
+        if systemd-cryptenroll --tpm2-device=auto --tpm2-pcrs=7 --unlock-key-file=/etc/foyer-tpm/luks.key "\$dev"; then
+                echo "FOYER-TPM: enrolled now (\$((SECONDS - start)) s)"
+        else
+                echo "FOYER-TPM: enrolment failed (\$((SECONDS - start)) s)"
+        fi
+fi
+EOF2
+cat >"$t/etc/systemd/system/foyer-tpm-enroll.service" <<'EOF2'
+[Unit]
+Description=foyer test: TPM2 enrolment of the root volume
+Before=foyer-report.service
+
+[Service]
+Type=oneshot
+ExecStart=/usr/local/sbin/foyer-tpm-enroll
+StandardOutput=tty
+StandardError=tty
+TTYPath=/dev/ttyS0
+
+[Install]
+WantedBy=multi-user.target
+EOF2
+chroot "$t" systemctl enable foyer-tpm-enroll.service >/dev/null 2>&1
+mv "$t" "$tree"
+touch "$tree.ok"
+# Trees of earlier recipes (or of an earlier trixie tree) are garbage now.
+for old in "$cachedir"/tree-trixie-tpm-*; do
+        [[ $old == "$tree" || $old == "$tree.ok" || $old == *.lock ]] || rm -rf "$old"
+done
+echo "$tree"
