@@ -6,6 +6,8 @@
 # host's own suite, also the host-only images: foyer build --hostonly and dracut --hostonly, in the
 # same loop. Prints the median times, the image sizes and foyer/dracut for each suite, all measured
 # in this one run, and the host-only image against its targets (zstd size <= 5 MB, build <= 0.3 s).
+# When the VM test vm-installer-encrypted-lvm has run in BUILDDIR, also the host-only image that
+# VM built of itself (BUILDDIR/vm-cache/hostonly-installer.img), beside the build host's.
 # Usage: bench/build.sh [BUILDDIR]   (default: build; needs foyer, the generators and foyer-explain,
 #        and root for the chroot of another suite's tree)
 set -euo pipefail
@@ -77,6 +79,18 @@ for suite in "${suites[@]}"; do
                 "$(awk -v t="$ft" 'BEGIN { print (t <= 0.30) ? "met" : "missed" }')" \
                 "$(awk -v s="$(stat -c %s "$tmp/foyer-h.img")" 'BEGIN { print (s <= 5000000) ? "met" : "missed" }')")")
 done
+
+# The host-only image a VM made of itself: vm-installer-encrypted-lvm's Debian 12 (the installer's
+# LUKS2 + LVM on virtio-blk, foyer's package installed) runs foyer build --hostonly for its own
+# kernel, and the host keeps the image in the build tree's VM cache (test/vm/hostonly-image.sh).
+vm_hostonly=$builddir/vm-cache/hostonly-installer.img
+if [[ -s $vm_hostonly ]]; then
+        results+=("$(printf 'VM host-only (vm-installer-encrypted-lvm, Debian 12 encrypted LVM on virtio-blk, %s):\n  foyer            %6s MB  %s, %s entries, %s modules; target <= 5.0 MB (%s)' \
+                "$(date -r "$vm_hostonly" '+%F %R')" "$(mb "$vm_hostonly")" "$(packing "$vm_hostonly")" \
+                "$("$builddir/src/foyer/foyer" ls "$vm_hostonly" 2>/dev/null | wc -l)" \
+                "$("$builddir/src/foyer/foyer" ls "$vm_hostonly" 2>/dev/null | grep -c '\.ko')" \
+                "$(awk -v s="$(stat -c %s "$vm_hostonly")" 'BEGIN { print (s <= 5000000) ? "met" : "missed" }')")")
+fi
 
 printf 'build time (median of %s runs) and image size, %s cores; foyer/dracut ratios (targets: time <= 0.10, size <= 0.50):\n' \
         "$runs" "$(nproc)"

@@ -10,9 +10,9 @@
 #     85-initrd.install is diverted away;
 #   * update-initramfs -u from another package's postinst defers through the trigger, and foyer's
 #     postinst then remakes the image (a new file, renamed over the old one);
-#   * a build that fails during the kernel's postinst (here an unknown module in foyer.conf; once
-#     foyer reads the system's crypttab, a keyscript= line will fail the same way) makes dpkg report
-#     the error, and the previous image stays byte-identical;
+#   * a build that fails during the kernel's postinst (a keyscript= line in /etc/crypttab, which
+#     foyer refuses with an error naming the line) makes dpkg report the error, and the previous
+#     image stays byte-identical;
 #   * `apt-get remove` of the kernel removes its image;
 #   * removing foyer puts 85-initrd.install back.
 # The base tree (debootstrap minbase + systemd, udev and initramfs-tools, with the kernel's packages
@@ -122,21 +122,25 @@ grep -q "update-initramfs: Generating /boot/initrd.img-$kver" "$tmp/trigger.log"
 [[ $(stat -c %i "$image") != "$before" ]] || fail "the image was not replaced"
 in_root foyer ls "/boot/initrd.img-$kver" >/dev/null 2>&1 || fail "the remade image cannot be read"
 
-echo "== a failed build during the kernel's postinst"
+echo "== a failed build during the kernel's postinst: a keyscript= line in /etc/crypttab"
 cp -a "$image" "$tmp/image.before"
-mkdir -p "$root/etc/foyer"
-printf '[Build]\nAddModules=foyer-no-such-module\n' >"$root/etc/foyer/foyer.conf"
+[[ ! -e $root/etc/crypttab ]] || fail "the base tree has an /etc/crypttab already"
+# A volume the initrd must unlock (Debian's "initramfs" option) through a key script, which the
+# image cannot run: the build must fail and name the line, not leave the option out.
+printf '# <target name> <source device> <key file> <options>\ncryptdata UUID=4c554b53-2d70-4000-8000-0000000000ee none luks,initramfs,keyscript=/lib/cryptsetup/scripts/passdev\n' \
+        >"$root/etc/crypttab"
 kpkg=linux-image-$kver
 rc=0
 in_root apt-get -y install --reinstall "$kpkg" >"$tmp/fail.log" 2>&1 || rc=$?
 tail -15 "$tmp/fail.log"
 [[ $rc != 0 ]] || fail "apt-get succeeded although the build failed"
-grep -q 'foyer-no-such-module' "$tmp/fail.log" || fail "the build's error is not shown"
+grep -q '/etc/crypttab:2: volume cryptdata: option keyscript=/lib/cryptsetup/scripts/passdev cannot be honoured' "$tmp/fail.log" ||
+        fail "the build's error does not name the crypttab line and its keyscript= option"
 grep -Eq "dpkg: error processing package $kpkg" "$tmp/fail.log" || fail "dpkg did not report the kernel package's failure"
 cmp "$tmp/image.before" "$image" || fail "the previous image changed"
 leftover=$(find "$root/boot" -mindepth 1 -maxdepth 1 ! -name 'initrd.img-*' ! -name 'vmlinuz-*' ! -name 'config-*' ! -name 'System.map-*')
 [[ -z $leftover ]] || fail "a temporary file was left in /boot: $leftover"
-rm "$root/etc/foyer/foyer.conf"
+rm "$root/etc/crypttab"
 in_root dpkg --configure -a >"$tmp/configure.log" 2>&1 || { cat "$tmp/configure.log"; fail "dpkg --configure -a after the fix"; }
 
 echo "== apt-get remove of the kernel removes its image"

@@ -448,20 +448,23 @@ EOF
 installer)      # debian-installer 12's guided "encrypted LVM" (roots/bookworm-installer.sh): MBR,
                 # vda1 (/boot there; empty here), vda5 a logical partition holding LUKS2 (with
                 # LVM_PASSPHRASE) holding the PV of VG debian-vg, LVs root and swap_1; the tree's
-                # own /etc/crypttab and /etc/fstab name them
+                # own /etc/crypttab and /etc/fstab name them. The root keeps the kernel's modules:
+                # the booted system builds its own host-only image. 2.img (vdb) is an empty
+                # scratch disk, where the guest writes that image for the host to read.
         [[ -e $tree/etc/crypttab ]] || { echo "mkdisk: recipe installer needs the bookworm-installer root" >&2; exit 2; }
         stage "/dev/mapper/debian--vg-root /               ext4    errors=remount-ro 0       1" \
               "/dev/mapper/debian--vg-swap_1 none            swap    sw              0       0"
-        lvm_ext4 "$work/root.fs" foyer-inst-root "$INSTALLER_ROOT_UUID" "$work/stage" 448M
+        cp -al "$tree/usr/lib/modules/." "$work/stage/usr/lib/modules/"
+        lvm_ext4 "$work/root.fs" foyer-inst-root "$INSTALLER_ROOT_UUID" "$work/stage" 880M
         truncate -s 64M "$work/swap.fs"
         mkswap -q -U "$INSTALLER_SWAP_UUID" -L foyer-inst-swap "$work/swap.fs"
-        truncate -s 516M "$work/pv.img"         # 1M + 128 extents + 3M, then 16M for LUKS
-        LVM_VG_UUID=foyerV-g000-0000-0000-0000-0000-000051 lvm_vg debian-vg "$work/pv.img" -- root:0:0:112 swap_1:0:112:16
-        lvm_put "$work/root.fs" "$work/pv.img" 0 112
-        lvm_put "$work/swap.fs" "$work/pv.img" 112 16
+        truncate -s 948M "$work/pv.img"         # 1M + 236 extents + 3M, then 16M for LUKS
+        LVM_VG_UUID=foyerV-g000-0000-0000-0000-0000-000051 lvm_vg debian-vg "$work/pv.img" -- root:0:0:220 swap_1:0:220:16
+        lvm_put "$work/root.fs" "$work/pv.img" 0 220
+        lvm_put "$work/swap.fs" "$work/pv.img" 220 16
         truncate -s +16M "$work/pv.img"
         lvm_luks "$work/pv.img" "$INSTALLER_LUKS_UUID"
-        truncate -s 600M "$work/1.img"
+        truncate -s 1024M "$work/1.img"
         # vda1 at 1 MiB (32 MiB), the extended vda2 from 34 MiB, vda5 in it from 35 MiB.
         sfdisk -q --label dos "$work/1.img" <<EOF
 label: dos
@@ -472,6 +475,7 @@ start=71680, size=$(( $(stat -c %s "$work/pv.img") / 512 )), type=83
 EOF
         dd if="$work/pv.img" of="$work/1.img" bs=1M seek=35 conv=notrunc,sparse status=none
         rm "$work/root.fs" "$work/swap.fs" "$work/pv.img"
+        truncate -s 64M "$work/2.img"
         ;;
 lvm-luks-lv)    # vg0/cryptroot holds LUKS2 holding the root ext4
         stage "/dev/mapper/root / ext4 defaults 0 1"

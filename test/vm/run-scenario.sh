@@ -13,6 +13,9 @@
 #                     in the image) is VERSION or read from a name vmlinuz-VERSION; the scenario is
 #                     skipped when that kernel is not there
 #   root NAME         the real root made by roots/NAME.sh (default bookworm, mkroot.sh's tree)
+#   initrd tree       boot the tree's own /boot/initrd.img-VERSION, which its initrd generator (foyer's
+#                     package installed in it: roots/bookworm-installer.sh) made, instead of an image
+#                     this build makes; only for a root with a kernel of its own
 #
 # A root tree with a kernel of its own (/boot/vmlinuz-*: roots/trixie.sh, roots/sid.sh) is a
 # system that builds its own initrd: without a kernel line the scenario boots that kernel, the
@@ -110,6 +113,9 @@ elif [[ -z $kernel_arg ]]; then
         [[ -n $kver && -r $kernel ]] || skip "no kernel in /boot (install linux-image-amd64)"
 fi
 
+initrd_line=$(single_field initrd)
+[[ -z $initrd_line || $initrd_line == tree ]] || { echo "scenario $name: initrd tree, not '$initrd_line'" >&2; exit 1; }
+
 # The initrd: a foyer image unless told otherwise. "image-args" lines add foyer build options
 # (paths relative to test/vm), such as a key file; such a scenario needs foyer's image.
 needs=$(field needs)
@@ -121,6 +127,12 @@ if [[ -n ${FOYER_VM_INITRD:-} ]]; then
         initrd=$FOYER_VM_INITRD
         kind="given ($initrd)"
         [[ $needs == *foyer* ]] && skip "scenario needs a foyer image, FOYER_VM_INITRD is set"
+elif [[ $initrd_line == tree ]]; then
+        # What the system's own package made of itself, as its boot loader would load it.
+        [[ ${#build_root[@]} -gt 0 ]] || { echo "scenario $name: initrd tree needs a root with a kernel of its own" >&2; exit 1; }
+        initrd=$tree/boot/initrd.img-$kver
+        [[ -s $initrd ]] || { echo "scenario $name: the tree has no $initrd" >&2; exit 1; }
+        kind="the tree's own /boot/initrd.img-$kver"
 elif [[ -n $foyer_exe && -x $foyer_exe ]]; then
         initrd=$("$here/mkimage.sh" "$cache" "$kver" "$foyer_exe" "$generator_dir" "$unit_dir" \
                  "${build_root[@]}" "${image_args[@]}")

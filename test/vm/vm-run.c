@@ -50,7 +50,8 @@
  *                         replaced by hostfwd's port (also in $FOYER_VM_PORT); it must exit 0
  *                         within SEC seconds (the console is followed meanwhile). $FOYER_VM_LOG
  *                         is the console log (--log), $FOYER_VM_DISK0, 1, ... the disks as attached
- *                         (with boot lines: the overlays)
+ *                         (with boot lines: the overlays), $FOYER_VM_INITRD the initrd (with boot
+ *                         lines: the run's own copy, which a host step may replace for the next boots)
  *   drive-if virtio|none  how the disks are attached: virtio (default, vda, vdb, ...) or none:
  *                         -drive ...,if=none,id=driveN (N from 0, in disk order), for a device of
  *                         the scenario's own (qemu-args -device virtio-blk-pci,drive=drive0,...)
@@ -64,7 +65,10 @@
  *                         disks are then writable qcow2 overlays of the given images, made once per
  *                         run and kept across its boots (so what one boot writes, the next one
  *                         reads; the images themselves are never written), as are the firmware's
- *                         variables and the monitor's socket. A boot whose machine still runs
+ *                         variables and the monitor's socket. The initrd is a copy of the run's
+ *                         own too, under the same path on every boot: a host step may replace it
+ *                         ($FOYER_VM_INITRD) with an image an earlier boot made, and the next boots
+ *                         load that (the given --initrd is never written). A boot whose machine still runs
  *                         after its last step is stopped by the monitor's "quit", which flushes
  *                         the overlays. Without boot lines the script is one boot, on snapshot=on
  *                         disks. With them, every step comes after the first one, each boot has a
@@ -74,7 +78,7 @@
  *                         (hostfwd, tpm and vga too.) "boot tpm-reset" (with tpm) starts that boot
  *                         on an empty TPM state: the earlier boots' is wiped, as if the TPM had been
  *                         cleared or replaced, so that what was sealed to it no longer unseals.
- * Lines for the shell runner (disk, needs, image-args, uki, kernel, root) are skipped; any other
+ * Lines for the shell runner (disk, needs, image-args, uki, kernel, root, initrd) are skipped; any other
  * keyword, and a script without steps, is an error.
  * Text matched by one step is consumed: the next step only looks at what came after it.
  */
@@ -903,7 +907,7 @@ static bool is_machine_keyword(const char *s) {
         static const char *const keywords[] = {
                 "append", "firmware", "timeout", "fail", "secret", "serial2", "qemu-args", "drive-if",
                 "controller", "hostfwd", "tpm", "vga",
-                "disk", "needs", "image-args", "uki", "kernel", "root",
+                "disk", "needs", "image-args", "uki", "kernel", "root", "initrd",
         };
         for (size_t i = 0; i < sizeof keywords / sizeof keywords[0]; i++)
                 if (strcmp(s, keywords[i]) == 0)
@@ -1106,7 +1110,8 @@ static void parse_script(const char *path) {
                         if ((st.kind == STEP_EXPECT || st.kind == STEP_EXPECT2) && !*st.arg)
                                 die("%s:%d: expect needs a regex", path, lineno);
                 } else if (strcmp(s, "disk") == 0 || strcmp(s, "needs") == 0 || strcmp(s, "image-args") == 0 ||
-                           strcmp(s, "uki") == 0 || strcmp(s, "kernel") == 0 || strcmp(s, "root") == 0)
+                           strcmp(s, "uki") == 0 || strcmp(s, "kernel") == 0 || strcmp(s, "root") == 0 ||
+                           strcmp(s, "initrd") == 0)
                         continue;       /* a line for the shell runner (run-scenario.sh) */
                 else
                         die("%s:%d: unknown keyword '%s'", path, lineno, s);
@@ -1180,11 +1185,14 @@ static void prepare_firmware(void) {
  * (cached, shared) images stay as they are. Removed when vm-run exits. */
 static char overlay_dir[512];
 static char *overlay_paths[8];
+static char initrd_copy[600];   /* the run's own initrd, in overlay_dir */
 
 static void remove_overlays(void) {
         for (int i = 0; i < 8; i++)
                 if (overlay_paths[i])
                         unlink(overlay_paths[i]);
+        if (*initrd_copy)
+                unlink(initrd_copy);
         if (*overlay_dir)
                 rmdir(overlay_dir);
 }
@@ -1223,6 +1231,32 @@ static void make_overlays(void) {
                 free(backing);
         }
         cfg.overlays = true;
+
+        /* The initrd, copied: a host step may put another image in its place for the next boots (a
+         * host-only image the first boot built), while the given one (cached, shared) stays as it is. */
+        if (cfg.initrd) {
+                char buf[65536];
+                ssize_t k;
+                int in = open(cfg.initrd, O_RDONLY | O_CLOEXEC), out;
+
+                if (in < 0)
+                        die("initrd %s: %m", cfg.initrd);
+                snprintf(initrd_copy, sizeof initrd_copy, "%s/initrd", overlay_dir);
+                out = open(initrd_copy, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+                if (out < 0) {
+                        *initrd_copy = '\0';
+                        die("cannot create %s/initrd: %m", overlay_dir);
+                }
+                while ((k = read(in, buf, sizeof buf)) > 0)
+                        if (write(out, buf, k) != k)
+                                die("cannot copy %s to %s: %m", cfg.initrd, initrd_copy);
+                if (k < 0)
+                        die("cannot read %s: %m", cfg.initrd);
+                close(in);
+                if (close(out) < 0)
+                        die("cannot write %s: %m", initrd_copy);
+                cfg.initrd = initrd_copy;
+        }
 }
 
 static void reserve_port(void) {
@@ -1642,6 +1676,8 @@ static void run_host(const char *cmd, double secs, int line) {
                         snprintf(name, sizeof name, "FOYER_VM_DISK%d", i);
                         setenv(name, cfg.drives[i], 1);
                 }
+                if (cfg.initrd)
+                        setenv("FOYER_VM_INITRD", cfg.initrd, 1);
                 execl("/bin/sh", "sh", "-c", c, (char *) NULL);
                 _exit(127);
         }

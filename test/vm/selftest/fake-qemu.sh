@@ -2,7 +2,8 @@
 # A stand-in for qemu-system-x86_64 that plays a scripted console, for vm-run's self-test.
 # FAKE_MODE: pass (boot, prompt, echo a command, report), panic, hang, exit, disk (pass, and before
 # it, like a guest, counts its boots in byte 0 of the first disk: prints the count before this boot,
-# then writes it plus one; with snapshot=on the write is dropped at exit, as QEMU's).
+# then writes it plus one; with snapshot=on the write is dropped at exit, as QEMU's; and prints the
+# first line of the -initrd file, as "INITRD: LINE").
 # FAKE_ARGS_LOG: a file that gets the command line, one line per start.
 # A second serial port (-serial pipe:PATH, vm-run's serial2) gets a shell prompt that runs one command.
 # The monitor (-qmp unix:PATH,server=on,wait=off) is fake-qmp.py, which may write to the console.
@@ -14,9 +15,11 @@ for a in "$@"; do
         pipe:*) port2=${a#pipe:} ;;
         unix:*,server=on,wait=off) qmp=${a#unix:}; qmp=${qmp%%,*} ;;
         file=*,format=*) [[ -n ${disk:-} ]] || disk=$a ;;
+        -initrd) next_is_initrd=1; continue ;;
         user,*hostfwd=tcp:127.0.0.1:*) fwd=${a#*hostfwd=tcp:127.0.0.1:}; host_port=${fwd%%-*}; guest_port=${fwd##*-:} ;;
         socket,id=chrtpm,path=*) tpm_sock=${a#*path=} ;;
         esac
+        [[ -z ${next_is_initrd:-} ]] || { initrd=$a; next_is_initrd=; }
 done
 if [[ -n ${FAKE_ARGS_LOG:-} ]]; then
         printf '%s\n' "$*" >>"$FAKE_ARGS_LOG"
@@ -58,6 +61,7 @@ disk)
         format=${disk#*,format=}; format=${format%%,*}
         count=$(qemu-io -f "$format" -c 'read -v 0 1' "$file" | sed -n 's/^00000000: *\([0-9a-f][0-9a-f]\) .*/\1/p')
         printf 'DISK: format=%s boots-before=%d\r\n' "$format" "$((16#$count))"
+        [[ -z ${initrd:-} ]] || printf 'INITRD: %s\r\n' "$(head -n1 "$initrd")"
         [[ $disk == *,snapshot=on* ]] || qemu-io -f "$format" -c "write -P $((16#$count + 1)) 0 1" "$file" >/dev/null
         ;;
 esac

@@ -5,6 +5,8 @@
 # whose "guest" counts its boots in the first byte of its disk):
 #   - every boot gets the very same QEMU command line;
 #   - a host step gets the console log and the overlay in $FOYER_VM_LOG and $FOYER_VM_DISK0;
+#   - the initrd is the run's own copy ($FOYER_VM_INITRD), which a host step of boot 1 replaces and
+#     boot 2 loads (multiboot-initrd.scenario); the given file is not written;
 #   - the disk is a qcow2 overlay of the given image, kept across the boots (multiboot.scenario
 #     sees the count go up) and removed at the end; the image itself is not written;
 #   - a failure in boot 2 fails the run and the message names the boot;
@@ -44,6 +46,19 @@ overlay=$(grep -o 'file=[^,]*,format=qcow2,if=virtio,cache=unsafe ' "$tmp/args" 
 [[ ! -e $overlay && -z $(ls -A "$tmp/tmpdir") ]] || fail "overlay $overlay (or its directory) left behind"
 cmp "$tmp/disk.img" "$tmp/pristine.img" || fail "the disk image itself was written"
 [[ $(grep -c '^# vm-run: boot [23] of 3$' "$tmp/console.log") == 2 ]] || fail "console log does not mark boots 2 and 3"
+
+echo "== a host step replaces the initrd for the next boot"
+: >"$tmp/args"
+echo "the given image" >"$tmp/initrd"
+cp "$tmp/initrd" "$tmp/initrd.pristine"
+run --initrd "$tmp/initrd" "$here/multiboot-initrd.scenario" || fail "multiboot-initrd.scenario failed"
+# The host step saw the run's own copy, not the given file, which is unchanged; the copy is gone.
+copy=$(cat "$tmp/host-env")
+[[ $copy == "$tmp/tmpdir/"*/initrd ]] || fail "host step: FOYER_VM_INITRD '$copy' is not the run's own copy"
+cmp "$tmp/initrd" "$tmp/initrd.pristine" || fail "the given initrd was written"
+[[ ! -e $copy && -z $(ls -A "$tmp/tmpdir") ]] || fail "the initrd's copy $copy (or its directory) left behind"
+[[ $(wc -l <"$tmp/args") == 2 && $(sort -u "$tmp/args" | wc -l) == 1 ]] || { cat "$tmp/args"; fail "the command lines differ between boots"; }
+grep -q -- "-initrd $copy " "$tmp/args" || { cat "$tmp/args"; fail "QEMU was not given the copy"; }
 
 echo "== a failure in boot 2"
 : >"$tmp/args"

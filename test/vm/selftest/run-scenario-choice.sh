@@ -6,9 +6,10 @@
 # and the root recipes (roots/tiny.sh here, through $FOYER_VM_ROOTS_DIR) on an ext4 disk made by
 # mkdisk.sh into a scratch cache: kernel PATH (version from its name), kernel PATH VERSION,
 # kernel VERSION, the default kernel, a root recipe by name, a root with a kernel of its own
-# (roots/tiny-system.sh: its kernel and --root, unless a kernel line), the default root's name, the errors
-# (two kernel lines, a path without a version, an unknown root) and the skip (a kernel that is not
-# there).
+# (roots/tiny-system.sh: its kernel and --root, unless a kernel line; with initrd tree, the tree's own
+# /boot/initrd.img-VERSION), the default root's name, the errors (two kernel lines, a path without a
+# version, an unknown root, initrd tree without a tree's kernel, another initrd word) and the skip (a
+# kernel that is not there).
 set -euo pipefail
 
 run_scenario=$(realpath "${1:?usage: run-scenario-choice.sh RUN_SCENARIO}")
@@ -75,6 +76,11 @@ run "kernel $tmp/boot/vmlinuz-9.9.9-fake" "root tiny-system" || { cat "$tmp/out"
 want "KERNEL: $tmp/boot/vmlinuz-9.9.9-fake" "kernel PATH with root tiny-system"
 want "INITRD: fake image for 9.9.9-fake from $tree" "kernel PATH with root tiny-system: the image"
 
+echo "== initrd tree: the tree's own /boot/initrd.img-VERSION"
+run "root tiny-system" "initrd tree" "disk ext4" || { cat "$tmp/out"; fail "run failed"; }
+want "KERNEL: $tree/boot/vmlinuz-8.8.8-tree" "initrd tree: the tree's kernel"
+want "INITRD: the tree's own image of 8.8.8-tree" "initrd tree: the tree's image"
+
 echo "== errors and skips"
 bad() {
         local what=$1 rc=$2 pattern=$3
@@ -89,6 +95,9 @@ bad "two kernel lines" 1 "more than one kernel line" "kernel $tmp/boot/bzImage 1
 bad "a path without a version" 1 "name its version" "kernel $tmp/boot/bzImage" "root tiny"
 bad "the default root is bookworm" 1 "no root recipe $here/roots/bookworm.sh" "kernel $tmp/boot/bzImage 1"
 bad "an unknown root" 1 "no root recipe .*/nosuch.sh" "root nosuch"
+bad "initrd tree of a root without a kernel" 1 "initrd tree needs a root with a kernel of its own" \
+        "kernel $tmp/boot/bzImage 1" "root tiny" "initrd tree"
+bad "initrd other than tree" 1 "initrd tree, not 'host'" "root tiny-system" "initrd host"
 bad "a missing kernel" 77 "SKIP: the scenario's kernel $tmp/boot/vmlinuz-0-none is not there" \
         "kernel $tmp/boot/vmlinuz-0-none" "root tiny"
 echo ok
