@@ -188,9 +188,11 @@ expect_error "PCR private key $tmp/pub-0600.pem is not a PEM private key" "${com
 cp "$tmp/priv.pem" "$tmp/open.pem" && chmod 0644 "$tmp/open.pem"
 expect_error "PCR private key $tmp/open.pem is readable by others (mode 0644)" "${common[@]}" --pcr-private-key "$tmp/open.pem" --pcr-public-key "$tmp/pub.pem"
 FOYER_SYSTEMD_MEASURE=$tmp/no-measure expect_error "systemd-measure $tmp/no-measure: No such file or directory" "${common[@]}" "${keys[@]}"
+# shellcheck disable=SC2016  # $1 is the fake's
 printf '#!/bin/sh\n[ "$1" = --version ] && echo "systemd 252 (252)" && exit 0\necho "not json"\n' > "$tmp/fake-measure"
 chmod +x "$tmp/fake-measure"
 FOYER_SYSTEMD_MEASURE=$tmp/fake-measure expect_error "sign printed no JSON object" "${common[@]}" "${keys[@]}"
+# shellcheck disable=SC2016
 printf '#!/bin/sh\n[ "$1" = --version ] && echo "systemd 252 (252)" && exit 0\nexit 1\n' > "$tmp/fake-measure"
 FOYER_SYSTEMD_MEASURE=$tmp/fake-measure expect_error "sign failed" "${common[@]}" "${keys[@]}"
 echo "ok"
