@@ -202,10 +202,17 @@ fi
 # What QEMU boots: the same kernel, decompressed once, through its PVH entry (mkvmlinux.sh: saves
 # the 5-8 s each boot spends in the bzImage's decompressor under TCG); a UKI ignores it.
 boot_kernel=$("$here/mkvmlinux.sh" "$disk_cache" "$kernel")
+# A firmware line without a uki line: the firmware starts the kernel itself (vm-run
+# --firmware-kernel), which needs the bzImage and its EFI stub.
+firmware_kernel=()
+if [[ -n $(field firmware) && -z $uki ]]; then
+        boot_kernel=$kernel
+        firmware_kernel=(--firmware-kernel)
+fi
 echo "scenario $name: kernel $kernel ($kver${boot_kernel:+, booted as $boot_kernel}), root $root_name, initrd: $kind, disk recipe: ${recipe:-none}"
 # For the scenario's host steps: the directory of the helper scripts they run (hibernate-check.sh).
 export FOYER_VM_TESTDIR=$here
 # ... and the foyer command of this build (timeline-check.py draws the recorded timeline with it).
 export FOYER_VM_FOYER=$foyer_exe
-exec "$vm_run" --kernel "$boot_kernel" --initrd "$initrd" "${drives[@]}" \
+exec "$vm_run" --kernel "$boot_kernel" --initrd "$initrd" "${drives[@]}" "${firmware_kernel[@]}" \
         --smp "${FOYER_VM_SMP:-1}" --log "$logs/$name.log" "$scenario"

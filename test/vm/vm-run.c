@@ -3,7 +3,8 @@
  * vm-run: boot a kernel + initrd + disks in QEMU and drive its serial console by a script.
  *
  *   vm-run --kernel K --initrd I [--drive IMG]... [--append ARGS] [--log FILE]
- *          [--timeout SEC] [--accel auto|kvm|tcg] [--smp N] [--mem MB] [--live] SCRIPT
+ *          [--timeout SEC] [--accel auto|kvm|tcg] [--smp N] [--mem MB] [--live]
+ *          [--firmware-kernel] SCRIPT
  *
  * SCRIPT is a scenario file; vm-run acts on these lines (others, such as `disk`, belong to the
  * shell runner and are ignored):
@@ -12,7 +13,9 @@
  *   firmware ovmf|ovmf-secboot
  *                         boot the disks through UEFI firmware (OVMF, pflash code + a private
  *                         copy of the variables; ovmf-secboot: Secure Boot enforced with
- *                         Debian's snakeoil keys enrolled) instead of -kernel/-initrd/-append
+ *                         Debian's snakeoil keys enrolled) instead of -kernel/-initrd/-append;
+ *                         with --firmware-kernel, the firmware starts K (an EFI kernel image)
+ *                         with I and the command line, as QEMU's -kernel does under OVMF
  *   fail REGEX            fail as soon as REGEX shows up on the console
  *   expect SEC REGEX      wait at most SEC seconds for REGEX (POSIX ERE, per line)
  *   send TEXT             type TEXT; C escapes work and \n types Enter
@@ -161,6 +164,7 @@ static struct {
         int smp, mem;
         bool live;
         const char *firmware;   /* NULL (direct kernel boot), "ovmf" or "ovmf-secboot" */
+        bool firmware_kernel;   /* --firmware-kernel: the firmware starts --kernel (an EFI image) */
         bool serial2;   /* a second serial port (ttyS1) for expect2/send2 */
         bool drive_if_none;     /* drive-if none: the disks are -drive if=none,id=driveN */
         enum controller controller;     /* controller NAME (default virtio-blk) */
@@ -1449,7 +1453,13 @@ static pid_t spawn_qemu(const char *accel, bool probe, const char *initrd, const
                 }
                 argv[n++] = "-drive"; argv[n++] = pflash_code;
                 argv[n++] = "-drive"; argv[n++] = pflash_vars;
-        } else {
+        }
+        /* Without firmware, QEMU's own loader puts the initrd right below the area it keeps for
+         * SeaBIOS's ACPI tables; a TPM's 64 KiB event log makes those tables outgrow that area,
+         * and the initrd overwrites them (the guest finds no ACPI, no TPM, and cannot power
+         * off). With --firmware-kernel, OVMF starts the kernel's EFI stub, which places the
+         * initrd itself. */
+        if (!*firmware_vars || cfg.firmware_kernel) {
                 argv[n++] = "-kernel"; argv[n++] = cfg.kernel;
                 if (initrd) {
                         argv[n++] = "-initrd";
@@ -1636,7 +1646,8 @@ static void remove_fifos(void) {
 static void usage(void) {
         fprintf(stderr,
                 "usage: vm-run --kernel K --initrd I [--drive IMG]... [--append ARGS] [--log FILE]\n"
-                "              [--timeout SEC] [--accel auto|kvm|tcg] [--smp N] [--mem MB] [--live] SCRIPT\n");
+                "              [--timeout SEC] [--accel auto|kvm|tcg] [--smp N] [--mem MB] [--live]\n"
+                "              [--firmware-kernel] SCRIPT\n");
         exit(2);
 }
 
@@ -1881,6 +1892,7 @@ int main(int argc, char **argv) {
                 { "smp", required_argument, NULL, 's' },
                 { "mem", required_argument, NULL, 'm' },
                 { "live", no_argument, NULL, 'L' },
+                { "firmware-kernel", no_argument, NULL, 'F' },
                 { "help", no_argument, NULL, 'h' },
                 {}
         };
@@ -1904,6 +1916,7 @@ int main(int argc, char **argv) {
                 case 's': cfg.smp = atoi(optarg); break;
                 case 'm': cfg.mem = atoi(optarg); break;
                 case 'L': cfg.live = true; break;
+                case 'F': cfg.firmware_kernel = true; break;
                 default: usage();
                 }
         if (optind != argc - 1 || !cfg.kernel)

@@ -54,7 +54,7 @@ else
         if systemd-cryptenroll --tpm2-device=auto --tpm2-pcrs=7 --unlock-key-file=/etc/foyer-tpm/luks.key "\$dev"; then
                 echo "FOYER-TPM: enrolled now (\$((SECONDS - start)) s)"
         else
-                echo "FOYER-TPM: enrolment failed (\$((SECONDS - start)) s)"
+                echo "FOYER-TPM: enrolment failed (\$((SECONDS - start)) s); TPM devices: \$(echo /dev/tpm*)"
         fi
 fi
 EOF2
