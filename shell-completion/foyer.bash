@@ -15,7 +15,7 @@ _foyer() {
                          -N --no-hostonly -H --hostonly"
                 [ls]='-h --help -f --file'
                 [uki]="-h --help -o --output --kernel --initrd --cmdline --os-release --uname --splash
-                       --stub --sign-key --sign-cert $image"
+                       --stub --sign-key --sign-cert --pcr-private-key --pcr-public-key --phases $image"
                 [preview]='-h --help --cmdline --crypttab --fstab -v --verbose'
                 [timeline]='-h --help --svg'
                 [help]=''
@@ -56,11 +56,12 @@ _foyer() {
                 mapfile -t COMPREPLY < <(compgen -d -- "$cur")
                 return 0 ;;
         -o | --output | -g | --generate | -a | --add-file | --crypttab | --add-key-file | --fstab | \
-        --kernel | --initrd | --os-release | --splash | --stub | --sign-key | --sign-cert)
+        --kernel | --initrd | --os-release | --splash | --stub | --sign-key | --sign-cert | \
+        --pcr-private-key | --pcr-public-key)
                 compopt -o filenames 2>/dev/null
                 mapfile -t COMPREPLY < <(compgen -f -- "$cur")
                 return 0 ;;
-        --cmdline | --compress-level | -m | --add-module | --add-drivers | --file)
+        --cmdline | --compress-level | -m | --add-module | --add-drivers | --file | --phases)
                 return 0 ;;
         -f)     # ls: a path inside the image; build: --force, which takes no argument
                 [[ $verb == ls ]] && return 0 ;;

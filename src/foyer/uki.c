@@ -15,6 +15,7 @@
 #include "probe.h"
 #include "process-util.h"
 #include "uki.h"
+#include "uki-measure.h"
 #include "util.h"
 
 #define DEFAULT_STUB "/usr/lib/systemd/boot/efi/linuxx64.efi.stub"
@@ -22,6 +23,7 @@
 typedef struct UkiArgs {
         const char *output, *kernel, *initrd, *cmdline, *os_release, *uname, *splash, *stub;
         const char *sign_key, *sign_cert;
+        UkiPcr pcr;
 } UkiArgs;
 
 typedef struct Blob {
@@ -49,7 +51,11 @@ static void help_uki(void) {
                "     --splash=BMP           Boot splash image\n"
                "     --stub=STUB            (default: " DEFAULT_STUB ")\n"
                "     --sign-key=KEY         Sign with sbsign: PEM private key (unencrypted)...\n"
-               "     --sign-cert=CERT       ...and its PEM certificate\n\n"
+               "     --sign-cert=CERT       ...and its PEM certificate\n"
+               "     --pcr-private-key=KEY  Sign the PCR 11 values the stub will measure with\n"
+               "                            systemd-measure: PEM private key, .pcrsig section...\n"
+               "     --pcr-public-key=KEY   ...and its PEM public key, .pcrpkey section\n"
+               "     --phases=PHASE...      Boot phases to sign for (default: systemd-measure's)\n\n"
                "Image options (when no --initrd is given), as for foyer build:\n"
                "  -k --kver=VERSION  -r --root=DIR  -c --compress=FORMAT  --compress-level=N\n"
                "  -m --add-module=NAME  -a --add-file=SRC[:DEST]  --crypttab=FILE\n"
@@ -340,12 +346,13 @@ finish:
         return r;
 }
 
-static int make_uki(const UkiArgs *u, BuildArgs *a) {
+static int make_uki(UkiArgs *u, BuildArgs *a) {
         _cleanup_(blob_done) Blob stub = {}, kernel = {}, initrd = {}, ucode = {}, cmdline = {}, osrel = {}, splash = {};
-        _cleanup_free_ char *kernel_path = NULL, *osrel_path = NULL, *uname_str = NULL, *out = NULL, *target = NULL;
+        _cleanup_free_ char *kernel_path = NULL, *osrel_path = NULL, *uname_str = NULL, *out = NULL, *target = NULL,
+                *pcrsig = NULL;
         const char *root = a->cli.root ?: "/", *why = NULL;
-        PeAddSection add[7];
-        size_t n_add = 0, out_size;
+        PeAddSection add[9];
+        size_t n_add = 0, out_size, pcrsig_size = 0, pcrsig_slot = SIZE_MAX;
         PeImage stub_pe;
         bool secret = false, ucode_section;
         int r, stub_version;
@@ -372,6 +379,11 @@ static int make_uki(const UkiArgs *u, BuildArgs *a) {
                 FOREACH_STRING(f, u->sign_key, u->sign_cert)
                         if (access(f, R_OK) < 0)
                                 return log_error_errno(errno, "Signing file %s: %m", f);
+        }
+        if (u->pcr.private_key) {
+                r = uki_pcr_prepare(&u->pcr, &stub_pe, u->stub ?: DEFAULT_STUB, stub_version);
+                if (r < 0)
+                        return r;
         }
         if (u->cmdline) {
                 r = load_cmdline(u->cmdline, &cmdline);
@@ -446,17 +458,32 @@ static int make_uki(const UkiArgs *u, BuildArgs *a) {
         if (r < 0)
                 return r;
 
-        /* The order of the v252 stub's measurements; the stub finds sections by name. */
+        /* The stub finds sections by name and measures them in an order of its own (uki-measure.c),
+         * so the order here only has to stay the same: the small text sections first, as ukify
+         * lays them out, the measured-boot ones after them. */
         add[n_add++] = (PeAddSection) { ".osrel", osrel.data, osrel.size };
         if (cmdline.data)
                 add[n_add++] = (PeAddSection) { ".cmdline", cmdline.data, cmdline.size };
         add[n_add++] = (PeAddSection) { ".uname", uname_str, strlen(uname_str) };
         if (splash.data)
                 add[n_add++] = (PeAddSection) { ".splash", splash.data, splash.size };
+        if (u->pcr.private_key) {
+                /* .pcrpkey is measured like the rest, so the signature covers the key it is checked with. */
+                add[n_add++] = (PeAddSection) { ".pcrpkey", u->pcr.public_pem, u->pcr.public_size };
+                pcrsig_slot = n_add++;  /* filled below; the stub never measures .pcrsig */
+                add[pcrsig_slot] = (PeAddSection) { ".pcrsig", NULL, 0 };
+        }
         add[n_add++] = (PeAddSection) { ".linux", kernel.data, kernel.size };
         add[n_add++] = (PeAddSection) { ".initrd", initrd.data, initrd.size };
         if (ucode.size > 0)
                 add[n_add++] = (PeAddSection) { ".ucode", ucode.data, ucode.size };
+
+        if (u->pcr.private_key) {
+                r = uki_pcr_sign(&u->pcr, &stub_pe, stub_version, add, n_add, &pcrsig, &pcrsig_size);
+                if (r < 0)
+                        return r;
+                add[pcrsig_slot] = (PeAddSection) { ".pcrsig", pcrsig, pcrsig_size };
+        }
 
         r = pe_append_sections(&stub_pe, add, n_add, (uint8_t **) &out, &out_size, &why);
         if (r == -ENOMEM)
@@ -467,8 +494,9 @@ static int make_uki(const UkiArgs *u, BuildArgs *a) {
         r = write_uki(u, target, (const uint8_t *) out, out_size, secret ? 0600 : 0644);
         if (r < 0)
                 return r;
-        log_info("Wrote %s: kernel %s, %.1f MiB (initrd %.1f MiB%s)%s.", u->output, uname_str, out_size / 1048576.0,
-                 initrd.size / 1048576.0, ucode.size > 0 ? ", microcode in .ucode" : "", u->sign_key ? ", signed" : "");
+        log_info("Wrote %s: kernel %s, %.1f MiB (initrd %.1f MiB%s)%s%s.", u->output, uname_str,
+                 out_size / 1048576.0, initrd.size / 1048576.0, ucode.size > 0 ? ", microcode in .ucode" : "",
+                 pcrsig ? ", PCR 11 signed in .pcrsig" : "", u->sign_key ? ", signed" : "");
         return 0;
 }
 
@@ -483,6 +511,9 @@ int verb_uki(int argc, char *argv[]) {
                 ARG_STUB,
                 ARG_SIGN_KEY,
                 ARG_SIGN_CERT,
+                ARG_PCR_PRIVATE_KEY,
+                ARG_PCR_PUBLIC_KEY,
+                ARG_PHASES,
         };
         static const struct option options[] = {
                 { "help",       no_argument,       NULL, 'h'            },
@@ -496,6 +527,9 @@ int verb_uki(int argc, char *argv[]) {
                 { "stub",       required_argument, NULL, ARG_STUB       },
                 { "sign-key",   required_argument, NULL, ARG_SIGN_KEY   },
                 { "sign-cert",  required_argument, NULL, ARG_SIGN_CERT  },
+                { "pcr-private-key", required_argument, NULL, ARG_PCR_PRIVATE_KEY },
+                { "pcr-public-key",  required_argument, NULL, ARG_PCR_PUBLIC_KEY  },
+                { "phases",          required_argument, NULL, ARG_PHASES          },
                 BUILD_ARGS_LONG,
                 {}
         };
@@ -520,6 +554,9 @@ int verb_uki(int argc, char *argv[]) {
                 case ARG_STUB:          u.stub = optarg;        break;
                 case ARG_SIGN_KEY:      u.sign_key = optarg;    break;
                 case ARG_SIGN_CERT:     u.sign_cert = optarg;   break;
+                case ARG_PCR_PRIVATE_KEY: u.pcr.private_key = optarg; break;
+                case ARG_PCR_PUBLIC_KEY:  u.pcr.public_key = optarg;  break;
+                case ARG_PHASES:          u.pcr.phases = optarg;      break;
                 default:
                         r = build_args_parse(&a, opt, optarg);
                         if (r == 0)     /* getopt named the option already */
@@ -536,6 +573,12 @@ int verb_uki(int argc, char *argv[]) {
         }
         if (r >= 0 && !u.sign_key != !u.sign_cert)
                 r = log_error_errno(SYNTHETIC_ERRNO(EINVAL), "--sign-key and --sign-cert go together.");
+        if (r >= 0 && !u.pcr.private_key != !u.pcr.public_key)
+                r = log_error_errno(SYNTHETIC_ERRNO(EINVAL),
+                                    "--pcr-private-key and --pcr-public-key go together (.pcrsig is checked against "
+                                    "the key in .pcrpkey).");
+        if (r >= 0 && u.pcr.phases && !u.pcr.private_key)
+                r = log_error_errno(SYNTHETIC_ERRNO(EINVAL), "--phases only applies with --pcr-private-key.");
         if (r >= 0 && u.initrd && a.any && (a.modules || a.files || a.key_files || a.cli.crypttab ||
                                             a.cli.compression >= 0 || a.cli.level >= 0 || a.cli.no_shell ||
                                             a.cli.microcode >= 0))
@@ -545,6 +588,7 @@ int verb_uki(int argc, char *argv[]) {
         if (r >= 0)
                 r = make_uki(&u, &a);
 
+        uki_pcr_done(&u.pcr);
         build_args_done(&a);
         return r;
 }
