@@ -54,7 +54,8 @@ static void help_uki(void) {
                "  -k --kver=VERSION  -r --root=DIR  -c --compress=FORMAT  --compress-level=N\n"
                "  -m --add-module=NAME  -a --add-file=SRC[:DEST]  --crypttab=FILE\n"
                "  --add-key-file=SRC[:DEST]  --no-shell  --microcode=WHICH  --no-target-settings\n"
-               "  --keymap=NAME  --add-keymap=NAME  -v --verbose\n"
+               "  --keymap=NAME  --add-keymap=NAME  --ssh-unlock=FILE  --ssh-host-keys=DIR\n"
+               "  -v --verbose\n"
                "An image given with --initrd must be an initrd (cpio archives, compressed or\n"
                "not, as foyer ls reads them); the image options are refused with it.\n\n"
                "  -h --help                 Show this help\n",
