@@ -144,7 +144,7 @@ static int write_cleanup_service(const char *dest) {
               "\n[Service]\n"
               "Type=oneshot\n"
               "RemainAfterExit=yes\n"
-              "ExecStop=" FOYER_NETWORK_CLEANUP_PATH "\n", unit_file_stream(u));
+              "ExecStop=-" FOYER_NETWORK_CLEANUP_PATH "\n", unit_file_stream(u));
         r = generator_commit_unit_file(u, NULL);
         if (r < 0)
                 return r;

@@ -121,7 +121,7 @@ grep -qx 'Conflicts=initrd-switch-root.target shutdown.target' "$u" || fail "foy
 for w in foyer-ssh.service systemd-networkd.service systemd-network-generator.service foyer-network-cleanup.service; do
         [ -L "$r/run/g1/initrd.target.wants/$w" ] || fail "initrd.target does not want $w"
 done
-grep -qx 'ExecStop=/usr/lib/foyer/foyer-network-cleanup' "$r/run/g1/foyer-network-cleanup.service" || fail "no cleanup before the switch"
+grep -qx 'ExecStop=-/usr/lib/foyer/foyer-network-cleanup' "$r/run/g1/foyer-network-cleanup.service" || fail "no cleanup before the switch"
 # ip= of --cmdline (cmdline.d) first, then the kernel's.
 grep -qx 'Environment="SYSTEMD_PROC_CMDLINE=ip=10.0.2.15::10.0.2.2:255.255.255.0:::off"' \
         "$r/run/g1/systemd-network-generator.service.d/50-foyer-cmdline.conf" ||
