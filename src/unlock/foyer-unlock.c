@@ -125,7 +125,9 @@ static int unlock(void) {
                         }
                         if (answer() < 0)
                                 return 1;
-                        told = false;
+                        /* Until the next question, or the end: cryptsetup is trying the answer. */
+                        fprintf(stderr, "foyer-unlock: answered; waiting for the volume...\n");
+                        told = true;
                         /* Give cryptsetup the time to take the answer and, if it was wrong, ask again. */
                         wait_for_change(inotify_fd);
                         continue;
