@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <sys/inotify.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fileio.h"
@@ -58,25 +59,35 @@ static bool unlocking_done(void) {
         SpawnOptions o = { .stderr_to_null = true };
         int status;
 
-        if (spawn_and_wait(SYSTEMCTL, argv, &o, &status) < 0)
+        /* $FOYER_UNLOCK_SYSTEMCTL: a stand-in, for the test (test-foyer-unlock.sh). */
+        if (spawn_and_wait(secure_getenv("FOYER_UNLOCK_SYSTEMCTL") ?: SYSTEMCTL, argv, &o, &status) < 0)
                 return false;
         return wait_status_ok(status);
 }
 
-/* Input that is not a terminal and has ended (the client sent all it had): no further answers. */
+/* Input that is not a terminal and has ended (the client sent all it had, or ssh -n): no further
+ * answers, where the agent would send an empty one. */
 static bool input_ended(void) {
         struct pollfd p = { .fd = STDIN_FILENO, .events = POLLIN };
+        struct stat st;
         int avail = 0;
 
         if (isatty(STDIN_FILENO))
                 return false;
+        if (fstat(STDIN_FILENO, &st) < 0)
+                return true;
+        if (S_ISREG(st.st_mode))
+                return lseek(STDIN_FILENO, 0, SEEK_CUR) >= st.st_size;
+        if (S_ISCHR(st.st_mode))
+                return true;    /* /dev/null, and no device but a terminal gives passphrases */
+        /* A pipe or a socket (dropbear's): ended when it is readable, or hung up, with nothing to read. */
         if (poll(&p, 1, 0) <= 0)
                 return false;   /* nothing yet: the agent waits for it */
         if (p.revents & POLLNVAL)
                 return true;
         if (ioctl(STDIN_FILENO, FIONREAD, &avail) < 0)
                 return false;
-        return avail == 0;      /* readable, or hung up, with nothing to read: the end */
+        return avail == 0;
 }
 
 /* Waits until something changes in ASK_DIR, or a second passes (the targets have no file to watch). */
