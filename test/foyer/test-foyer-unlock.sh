@@ -9,6 +9,8 @@
 #    answers it with that line, exit 0;
 #  - a question open and the input already at its end (/dev/null, a closed pipe): exit 1, nothing
 #    answered.
+# On a host whose PID 1 is systemd, its wall agent may announce the test's two questions to the
+# logged-in users ("foyer-unlock test 1:"), as for any question asked there.
 # Usage: test-foyer-unlock.sh FOYER-UNLOCK
 set -eu
 unlock=${1:?usage: test-foyer-unlock.sh FOYER-UNLOCK}
