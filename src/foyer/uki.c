@@ -9,6 +9,7 @@
 #include "build.h"
 #include "cli.h"
 #include "commit.h"
+#include "foyer-contract.h"
 #include "log.h"
 #include "ls.h"
 #include "pe.h"
@@ -231,7 +232,10 @@ static int build_initrd(BuildArgs *a, const char *kver, Blob *ret, Blob *ret_uco
                         r = log_oom();
                 else
                         log_warning("The initrd holds key files (%s): the UKI is written with mode 0600; whoever can "
-                                    "read it can unlock those volumes.", list);
+                                    "read it can %s.", list,
+                                    strstr(list, FOYER_SSH_HOST_KEY_DIR "/") ?
+                                    "use them (unlock volumes with a volume's key, pose as this machine to SSH "
+                                    "clients with the SSH host keys)" : "unlock those volumes");
         }
         build_config_done(&c);
         return r;
