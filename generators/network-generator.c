@@ -116,9 +116,12 @@ static int write_ssh_service(const char *dest) {
         for (size_t i = 0; i < ELEMENTSOF(keys); i++)
                 if (access(keys[i], F_OK) >= 0)
                         fprintf(f, " -r %s", keys[i]);
+        /* dropbear ends with exit status 1 on SIGTERM, which would leave a failed unit behind for the real
+         * root to list; it leaves SIGHUP alone, which ends it (and its sessions) as cleanly. */
         fputs(" -c " FOYER_UNLOCK_PATH "\n"
               "Restart=on-failure\n"
-              "KillMode=control-group\n", f);
+              "KillMode=control-group\n"
+              "KillSignal=SIGHUP\n", f);
         r = generator_commit_unit_file(u, NULL);
         if (r < 0)
                 return r;
