@@ -65,7 +65,7 @@ static const char *const ssh_modules[] = {
 
 static const char default_network[] =
         "# foyer: DHCP on every Ethernet interface that no ip= on the kernel command line configures\n"
-        "# (systemd-network-generator's 70-*.network and 71-default.network come first).\n"
+        "# (systemd-network-generator's files for ip=, 90-IFNAME.network and 91-default.network, come first).\n"
         "[Match]\n"
         "Type=ether\n"
         "Kind=!*\n"

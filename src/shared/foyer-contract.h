@@ -242,5 +242,5 @@
 
 /* The default network of an image with SSH: DHCP on every Ethernet interface that no ip= names. Written
  * by the builder (plan-ssh.c); read by systemd-networkd, after the files systemd-network-generator
- * writes for ip= (70-*.network, 71-default.network in /run/systemd/network), which match first. */
+ * writes for ip= in /run/systemd/network (90-IFNAME.network, 91-default.network), which match first. */
 #define FOYER_DEFAULT_NETWORK "/usr/lib/systemd/network/99-foyer-default.network"
