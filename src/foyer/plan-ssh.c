@@ -322,9 +322,11 @@ int plan_ssh(Manifest *m, const BuildConfig *c) {
                              "login shells dropbear accepts (--ssh-unlock)");
 }
 
-/* The network drivers of the host's interfaces that have a device (not lo, bridges, tunnels). */
+/* The network drivers of the host's interfaces that have a device (not lo, bridges, tunnels), from
+ * sysfs (or $FOYER_SYSFS, as host-only's probe). */
 static int host_nic_modules(char ***wanted) {
-        DIR *d = opendir("/sys/class/net");
+        _cleanup_free_ char *net = strjoin(sysfs_dir(), "/class/net");
+        DIR *d = net ? opendir(net) : NULL;
         struct dirent *de;
         int n = 0, r = 0;
 
@@ -337,7 +339,7 @@ static int host_nic_modules(char ***wanted) {
 
                 if (de->d_name[0] == '.')
                         continue;
-                link = strjoin("/sys/class/net/", de->d_name, "/device/driver/module");
+                link = strjoin(net, "/", de->d_name, "/device/driver/module");
                 if (!link) {
                         r = log_oom();
                         break;
@@ -346,7 +348,7 @@ static int host_nic_modules(char ***wanted) {
                 if (l < 0) {
                         /* Built in, or no device: try the driver's name. */
                         free(link);
-                        link = strjoin("/sys/class/net/", de->d_name, "/device/driver");
+                        link = strjoin(net, "/", de->d_name, "/device/driver");
                         if (!link) {
                                 r = log_oom();
                                 break;
