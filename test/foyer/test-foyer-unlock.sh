@@ -46,7 +46,7 @@ ask() {
 }
 
 echo "== nothing to answer, the unlocking over"
-echo done >"$tmp/answer"
+echo finished >"$tmp/answer"
 timeout 20 setsid "$unlock" </dev/null >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "exit status $?"; }
 grep -q 'no passphrase is asked for any more' "$tmp/out" || { cat "$tmp/out"; fail "it does not say that nothing is asked"; }
 
