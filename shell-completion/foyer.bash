@@ -9,7 +9,7 @@ _foyer() {
         local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]} verb=
         local image='-k --kver -r --root -c --compress --compress-level -m --add-module -a --add-file
                      --crypttab --add-key-file --no-shell --microcode --no-target-settings --keymap
-                     --add-keymap -v --verbose'
+                     --add-keymap --ssh-unlock --ssh-host-keys -v --verbose'
         local -A opts=(
                 [build]="-h --help -o --output --cmdline $image -g --generate --add-drivers -f --force
                          -N --no-hostonly -H --hostonly"
@@ -51,11 +51,11 @@ _foyer() {
                 [[ $verb == build || $verb == uki ]] &&
                         mapfile -t COMPREPLY < <(compgen -W 'all host none' -- "$cur")
                 return 0 ;;
-        -r | --root)
+        -r | --root | --ssh-host-keys)
                 compopt -o filenames 2>/dev/null
                 mapfile -t COMPREPLY < <(compgen -d -- "$cur")
                 return 0 ;;
-        -o | --output | -g | --generate | -a | --add-file | --crypttab | --add-key-file | --fstab | \
+        -o | --output | -g | --generate | -a | --add-file | --crypttab | --add-key-file | --fstab | --ssh-unlock | \
         --kernel | --initrd | --os-release | --splash | --stub | --sign-key | --sign-cert | \
         --pcr-private-key | --pcr-public-key)
                 compopt -o filenames 2>/dev/null

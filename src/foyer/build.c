@@ -10,6 +10,7 @@
 #include "commit.h"
 #include "cpio.h"
 #include "elf-file.h"
+#include "foyer-contract.h"
 #include "hostonly.h"
 #include "log.h"
 #include "manifest.h"
@@ -166,6 +167,10 @@ int build_image(const BuildConfig *c, int out_fd, int ucode_fd, char ***ret_keys
                         goto finish;
                 }
         }
+        /* SSH unlocking: the network drivers (into the host's list, or the default one below). */
+        r = plan_ssh_modules(c, &p, p.host ? &host.wanted : &wanted);
+        if (r < 0)
+                goto finish;
         if (p.host) {
                 req.needed = p.host->required;
                 req.needed_by = p.host->needed;
@@ -248,14 +253,25 @@ int build_image(const BuildConfig *c, int out_fd, int ucode_fd, char ***ret_keys
                 goto finish;
         /* A caller that asks for the keys embeds the image and tells about them itself. */
         if (keys && !ret_keys) {
-                _cleanup_free_ char *list = strv_join(keys, ", ");
+                _cleanup_strv_free_ char **volume_keys = NULL, **host_keys = NULL;
 
-                if (!list) {
+                STRV_FOREACH(k, keys)
+                        if (strv_extend(startswith(*k, FOYER_SSH_HOST_KEY_DIR "/") ? &host_keys : &volume_keys, *k) < 0) {
+                                r = log_oom();
+                                goto finish;
+                        }
+                _cleanup_free_ char *list = strv_join(volume_keys, ", "), *hlist = strv_join(host_keys, ", ");
+
+                if (!list || !hlist) {
                         r = log_oom();
                         goto finish;
                 }
-                log_warning("%s holds key files (%s): it is written with mode 0600; whoever can read it can unlock those volumes.",
-                            output, list);
+                if (volume_keys)
+                        log_warning("%s holds key files (%s): it is written with mode 0600; whoever can read it can unlock those volumes.",
+                                    output, list);
+                if (host_keys)
+                        log_notice("%s holds the SSH host keys (%s): it is written with mode 0600; whoever can read it can "
+                                   "pose as this machine to SSH clients.", output, hlist);
         }
         if (out_fd < 0) {
                 r = output_file_commit(&out, keys ? 0600 : 0644);
@@ -339,6 +355,12 @@ int build_args_parse(BuildArgs *a, int opt, const char *arg) {
         case BUILD_ARG_ADD_KEYMAP:
                 r = strv_extend(&a->keymaps, arg);
                 break;
+        case BUILD_ARG_SSH_UNLOCK:
+                r = build_config_assign(&a->cli, "SshUnlock", arg, "command line", 0);
+                break;
+        case BUILD_ARG_SSH_HOST_KEYS:
+                r = build_config_assign(&a->cli, "SshHostKeys", arg, "command line", 0);
+                break;
         case 'v':
                 log_set_max_level(LOG_DEBUG);
                 return 1;       /* not an image setting */
@@ -364,6 +386,8 @@ int build_args_config(BuildArgs *a, BuildConfig *c) {
         OVERRIDE(cmdline);
         OVERRIDE(crypttab);
         OVERRIDE(keymap);
+        OVERRIDE(ssh_unlock);
+        OVERRIDE(ssh_host_keys);
 #undef OVERRIDE
         if (a->cli.no_shell)    /* the command line can only turn shells off */
                 c->no_shell = true;

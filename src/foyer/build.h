@@ -16,7 +16,8 @@ int build_image(const BuildConfig *c, int out_fd, int ucode_fd, char ***ret_keys
 
 /* The options of the image itself, shared by foyer build and foyer uki (which builds an image
  * when it is given none): --kver, --root, --compress, --compress-level, --add-module,
- * --add-file, --crypttab, --add-key-file, --no-shell, --microcode, --keymap, --add-keymap and --verbose. Each verb adds its own (--output, --cmdline, ...). */
+ * --add-file, --crypttab, --add-key-file, --no-shell, --microcode, --keymap, --add-keymap, --ssh-unlock, --ssh-host-keys
+ * and --verbose. Each verb adds its own (--output, --cmdline, ...). */
 typedef struct BuildArgs {
         BuildConfig cli;        /* what the command line set, applied over the files */
         char **modules;
@@ -35,6 +36,8 @@ enum {
         BUILD_ARG_NO_TARGET_SETTINGS,
         BUILD_ARG_KEYMAP,
         BUILD_ARG_ADD_KEYMAP,
+        BUILD_ARG_SSH_UNLOCK,
+        BUILD_ARG_SSH_HOST_KEYS,
         _BUILD_ARG_MAX,         /* verbs number their own long-only options from here */
 };
 
@@ -53,6 +56,8 @@ enum {
         { "no-target-settings", no_argument,   NULL, BUILD_ARG_NO_TARGET_SETTINGS }, \
         { "keymap",         required_argument, NULL, BUILD_ARG_KEYMAP },            \
         { "add-keymap",     required_argument, NULL, BUILD_ARG_ADD_KEYMAP },        \
+        { "ssh-unlock",     required_argument, NULL, BUILD_ARG_SSH_UNLOCK },        \
+        { "ssh-host-keys",  required_argument, NULL, BUILD_ARG_SSH_HOST_KEYS },     \
         { "verbose",        no_argument,       NULL, 'v'             }
 
 void build_args_init(BuildArgs *a);

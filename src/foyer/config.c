@@ -30,6 +30,8 @@ void build_config_done(BuildConfig *c) {
         strv_free(c->add_key_files);
         free(c->keymap);
         strv_free(c->add_keymaps);
+        free(c->ssh_unlock);
+        free(c->ssh_host_keys);
         build_config_init(c);
 }
 
@@ -219,6 +221,10 @@ int build_config_assign(BuildConfig *c, const char *key, const char *value, cons
                 r = set_string(&c->keymap, value);
         else if (streq(key, "AddKeymaps"))
                 r = extend_list(&c->add_keymaps, value);
+        else if (streq(key, "SshUnlock"))
+                r = set_string(&c->ssh_unlock, value);
+        else if (streq(key, "SshHostKeys"))
+                r = set_string(&c->ssh_host_keys, value);
         else if (streq(key, "HostOnly")) {
                 r = parse_boolean_setting(key, value, file, line);
                 if (r < 0)

@@ -21,6 +21,9 @@ typedef struct BuildConfig {
         char **add_key_files;   /* "SRC[:DEST]", installed 0400 */
         char *keymap;           /* Keymap=, --keymap: the console layout instead of the tree's (keymap.h) */
         char **add_keymaps;     /* AddKeymaps=, --add-keymap: more layouts for vconsole.keymap= */
+        char *ssh_unlock;       /* SshUnlock=, --ssh-unlock: authorized_keys file on the build host; NULL: no SSH */
+        char *ssh_host_keys;    /* SshHostKeys=, --ssh-host-keys: host key directory on the build host;
+                                 * NULL: FOYER_SSH_HOST_KEY_DIR in the tree */
         bool no_shell;          /* --no-shell: no shell in the image, none from the command line */
         int hostonly;           /* HostOnly=, -H/-N: the drivers of this host's root, /usr and swap only;
                                  * -1 in BuildArgs.cli: not given */

@@ -14,6 +14,10 @@
 #include "unit-info.h"
 #include "util.h"
 
+/* systemd-networkd's user and group (SSH unlocking): any fixed system ID will do, the initrd's own. */
+#define NETWORKD_ID "992"
+#define NETWORKD_GID 992
+
 static const Item binaries[] = {
         { "/usr/lib/systemd/systemd",                   NEED_REQUIRED, "PID 1" },
         { "/usr/lib/systemd/systemd-journald",          NEED_REQUIRED, "journal" },
@@ -377,7 +381,8 @@ static int add_group_names_from_rules(Manifest *m, char ***groups) {
 
 static int add_etc(Manifest *m, const BuildConfig *c, const Probe *p) {
         _cleanup_strv_free_ char **groups = NULL;
-        _cleanup_free_ char *release = NULL, *group = NULL;
+        _cleanup_free_ char *release = NULL, *group = NULL, *passwd = NULL;
+        const Entry *networkd;
         int r;
 
         release = strjoin("NAME=\"foyer\"\n"
@@ -394,10 +399,17 @@ static int add_etc(Manifest *m, const BuildConfig *c, const Probe *p) {
             manifest_add_symlink(m, "/usr/lib/os-release", "../../etc/initrd-release", "banner") < 0)
                 return log_oom();
 
-        r = plan_add_text(m, "/etc/passwd", 0644,
-                     "root:x:0:0:root:/root:/bin/sh\n"
-                     "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n",
-                     "users for the emergency shell and services");
+        /* With SSH unlocking (plan-ssh.c), systemd-networkd drops to its own user; in an image without
+         * shells root's shell is foyer-unlock, since dropbear runs every command, a forced one too,
+         * through root's shell. */
+        networkd = manifest_find(m, "/usr/lib/systemd/systemd-networkd");
+        passwd = strjoin("root:x:0:0:root:/root:", c->ssh_unlock && c->no_shell ? FOYER_UNLOCK_PATH : "/bin/sh", "\n",
+                         networkd ? "systemd-network:x:" NETWORKD_ID ":" NETWORKD_ID
+                                    ":systemd Network Management:/:/usr/sbin/nologin\n" : "",
+                         "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n");
+        if (!passwd)
+                return log_oom();
+        r = plan_add_text(m, "/etc/passwd", 0644, passwd, "users for the emergency shell and services");
         if (r < 0)
                 return r;
         /* Root is locked: with SYSTEMD_SULOGIN_FORCE=1 sulogin gives the shell without a password. */
@@ -411,6 +423,8 @@ static int add_etc(Manifest *m, const BuildConfig *c, const Probe *p) {
         r = add_group_names_from_rules(m, &groups);
         if (r < 0)
                 return r;
+        if (networkd && !strv_contains(groups, "systemd-network") && strv_extend(&groups, "systemd-network") < 0)
+                return log_oom();
         group = strdup("");
         if (!group)
                 return log_oom();
@@ -425,6 +439,7 @@ static int add_etc(Manifest *m, const BuildConfig *c, const Probe *p) {
                         { "root", 0 }, { "adm", 4 }, { "tty", 5 }, { "disk", 6 }, { "wheel", 10 },
                         { "kmem", 15 }, { "dialout", 20 }, { "cdrom", 24 }, { "audio", 29 },
                         { "utmp", 43 }, { "video", 44 }, { "nogroup", 65534 },
+                        { "systemd-network", NETWORKD_GID },
                 };
                 char line[256];
                 char *t;

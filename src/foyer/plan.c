@@ -46,6 +46,9 @@ static const Planner planners[] = {
         /* After crypt, whose /etc/crypttab says what the volumes ask for; the units it adds have
          * their dependencies and stock links carried as the others' were. */
         { "tokens",             .run_probe = plan_tokens },
+        /* The SSH server and the network, whose units' dependencies come with the tokens'. Before etc,
+         * which gives root foyer-unlock as its shell with --no-shell and adds systemd-networkd's user. */
+        { "ssh",                .run = plan_ssh },
         { "token-unit-deps",    .run = plan_unit_deps },
         { "token-unit-links",   .run = plan_unit_links },
         { "debug",              .run = plan_debug },

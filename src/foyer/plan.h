@@ -93,6 +93,13 @@ int plan_gptauto(Manifest *m, const BuildConfig *c);
  * image's vconsole.conf and loadkeys, for foyer-vconsole-generator. */
 int plan_keymap(Manifest *m, const BuildConfig *c);
 
+/* plan-ssh.c: remote unlocking over SSH (SshUnlock=): dropbear, its host keys (made once per system,
+ * secret), root's authorized_keys, systemd-networkd and foyer-unlock; nothing without the setting. */
+int plan_ssh(Manifest *m, const BuildConfig *c);
+/* The network drivers an SSH image needs, added to *wanted: the host's interfaces' in a host-only
+ * image, else the common ones. Nothing without SshUnlock=. */
+int plan_ssh_modules(const BuildConfig *c, const Probe *p, char ***wanted);
+
 /* plan-target.c: the root of the tree's /etc/fstab as a default root= (cmdline.d), unless
  * --no-target-settings or --cmdline names a root. */
 int plan_target_root(Manifest *m, const BuildConfig *c);

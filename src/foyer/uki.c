@@ -9,6 +9,7 @@
 #include "build.h"
 #include "cli.h"
 #include "commit.h"
+#include "foyer-contract.h"
 #include "log.h"
 #include "ls.h"
 #include "pe.h"
@@ -60,7 +61,8 @@ static void help_uki(void) {
                "  -k --kver=VERSION  -r --root=DIR  -c --compress=FORMAT  --compress-level=N\n"
                "  -m --add-module=NAME  -a --add-file=SRC[:DEST]  --crypttab=FILE\n"
                "  --add-key-file=SRC[:DEST]  --no-shell  --microcode=WHICH  --no-target-settings\n"
-               "  --keymap=NAME  --add-keymap=NAME  -v --verbose\n"
+               "  --keymap=NAME  --add-keymap=NAME  --ssh-unlock=FILE  --ssh-host-keys=DIR\n"
+               "  -v --verbose\n"
                "An image given with --initrd must be an initrd (cpio archives, compressed or\n"
                "not, as foyer ls reads them); the image options are refused with it.\n\n"
                "  -h --help                 Show this help\n",
@@ -236,7 +238,10 @@ static int build_initrd(BuildArgs *a, const char *kver, Blob *ret, Blob *ret_uco
                         r = log_oom();
                 else
                         log_warning("The initrd holds key files (%s): the UKI is written with mode 0600; whoever can "
-                                    "read it can unlock those volumes.", list);
+                                    "read it can %s.", list,
+                                    strstr(list, FOYER_SSH_HOST_KEY_DIR "/") ?
+                                    "use them (unlock volumes with a volume's key, pose as this machine to SSH "
+                                    "clients with the SSH host keys)" : "unlock those volumes");
         }
         build_config_done(&c);
         return r;

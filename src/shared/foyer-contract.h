@@ -203,3 +203,44 @@
 
 /* The unit foyer-vconsole-generator writes: loads the keymap before any passphrase prompt. */
 #define FOYER_KEYMAP_SERVICE "foyer-keymap.service"
+
+/* --- remote unlocking over SSH (foyer build --ssh-unlock) ------------------------------------------- */
+
+/* dropbear, the SSH server, from the tree (Debian's dropbear-bin). Added by the builder (plan-ssh.c);
+ * run by FOYER_SSH_SERVICE, which foyer-network-generator writes. */
+#define FOYER_SSH_DROPBEAR "/usr/sbin/dropbear"
+
+/* The host keys, dropbear's format: made once per system by the builder (dropbearkey) in the tree's
+ * FOYER_SSH_HOST_KEY_DIR (or SshHostKeys=), kept there, and copied into the image at the same path, mode
+ * 0600 (plan-ssh.c); read by dropbear (-r, FOYER_SSH_SERVICE). */
+#define FOYER_SSH_HOST_KEY_DIR "/etc/foyer/ssh"
+#define FOYER_SSH_HOST_KEY_ED25519 FOYER_SSH_HOST_KEY_DIR "/dropbear_ed25519_host_key"
+#define FOYER_SSH_HOST_KEY_ECDSA FOYER_SSH_HOST_KEY_DIR "/dropbear_ecdsa_host_key"
+
+/* The keys that may log in: SshUnlock= (--ssh-unlock FILE), copied by the builder (plan-ssh.c); read by
+ * dropbear for root, whose home the image's /etc/passwd says is /root. */
+#define FOYER_SSH_AUTHORIZED_KEYS "/root/.ssh/authorized_keys"
+
+/* The port dropbear listens on (FOYER_SSH_SERVICE). */
+#define FOYER_SSH_PORT "22"
+
+/* What an SSH login runs (src/unlock/foyer-unlock.c): answers the pending passphrase questions with
+ * systemd-tty-ask-password-agent, then, where the image has a shell, opens it. Copied by the builder
+ * (plan-ssh.c); dropbear's forced command (-c, FOYER_SSH_SERVICE); with --no-shell also root's login
+ * shell in the image's /etc/passwd (plan-base.c), as dropbear runs every command through it. */
+#define FOYER_UNLOCK_PATH FOYER_IMAGE_LIB_DIR "/foyer-unlock"
+
+/* Takes down what the initrd's network set up (addresses, links, systemd-networkd's state in /run)
+ * before the switch to the real root (src/unlock/foyer-network-cleanup.c). Copied by the builder
+ * (plan-ssh.c); run by FOYER_NETWORK_CLEANUP_SERVICE's ExecStop=. */
+#define FOYER_NETWORK_CLEANUP_PATH FOYER_IMAGE_LIB_DIR "/foyer-network-cleanup"
+
+/* The units foyer-network-generator (generators/network-generator.c) writes in an image with
+ * FOYER_SSH_DROPBEAR, unless rd.neednet=0: the SSH server, and the one that stops the network. */
+#define FOYER_SSH_SERVICE "foyer-ssh.service"
+#define FOYER_NETWORK_CLEANUP_SERVICE "foyer-network-cleanup.service"
+
+/* The default network of an image with SSH: DHCP on every Ethernet interface that no ip= names. Written
+ * by the builder (plan-ssh.c); read by systemd-networkd, after the files systemd-network-generator
+ * writes for ip= in /run/systemd/network (90-IFNAME.network, 91-default.network), which match first. */
+#define FOYER_DEFAULT_NETWORK "/usr/lib/systemd/network/99-foyer-default.network"

@@ -27,6 +27,11 @@ shift 5
 build_args=("$@")
 host_args=()
 [[ " ${build_args[*]} " == *" --root "* ]] || host_args=(--no-target-settings)
+# SSH unlocking makes host keys once and keeps them: here in the cache, never in the build host's (or a
+# cached tree's) /etc/foyer/ssh. ssh-unlock.sh checks the server's key against their .pub files.
+if [[ " ${build_args[*]} " == *" --ssh-unlock "* && " ${build_args[*]} " != *" --ssh-host-keys "* ]]; then
+        host_args+=(--ssh-host-keys "$(realpath -m "$cachedir")/ssh-host-keys")
+fi
 here=$(dirname "$(realpath "$0")")
 # The build runs in test/vm, for the relative paths of BUILD_ARGS.
 mkdir -p "$cachedir"
