@@ -813,8 +813,10 @@ int hostonly_luks_tokens(const char *header, size_t size, char ***l) {
                 _cleanup_free_ char *type = strndup(v, q - v);
                 if (!type)
                         return -ENOMEM;
-                /* Letters, digits and '-' only: it is logged and compared, nothing else. */
-                if (type[strspn(type, "abcdefghijklmnopqrstuvwxyz0123456789-")] != 0)
+                /* Letters, digits and '-' only: it is logged and compared, nothing else. A NUL
+                 * inside the quotes would end the copy early ("systemd-" and nothing more). */
+                if (strlen(type) != (size_t) (q - v) ||
+                    type[strspn(type, "abcdefghijklmnopqrstuvwxyz0123456789-")] != 0)
                         continue;
                 int r = extend_unique(l, type);
                 if (r < 0)

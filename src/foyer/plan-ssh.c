@@ -333,7 +333,7 @@ static int host_nic_modules(char ***wanted) {
         if (!d)
                 return 0;
         while (r >= 0 && (de = readdir(d))) {
-                _cleanup_free_ char *link = NULL, *target = NULL;
+                _cleanup_free_ char *link = NULL;
                 char buf[4096];
                 ssize_t l;
 
