@@ -694,15 +694,71 @@ static bool cipher_spec_is_valid(const char *s) {
         return !isempty(s) && s[strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_:().,+")] == 0;
 }
 
-int hostonly_luks_ciphers(const char *header, size_t size, char ***l) {
-        static const char magic[6] = { 'L', 'U', 'K', 'S', (char) 0xba, (char) 0xbe };
+static const char luks_magic[6] = { 'L', 'U', 'K', 'S', (char) 0xba, (char) 0xbe };
+
+/* A LUKS2 header's JSON area: hdr_size (binary header and JSON area) at 8, the JSON from 4096. */
+static int luks2_json_area(const char *header, size_t size, const char **ret_json, const char **ret_stop) {
         const unsigned char *h = (const unsigned char *) header;
+
+        assert(ret_json);
+        assert(ret_stop);
+
+        uint64_t hdr_size = be64(h + 8);
+        if (hdr_size <= 4096 || size <= 4096)
+                return -EMEDIUMTYPE;
+        *ret_json = header + 4096;
+        *ret_stop = header + MIN((size_t) MIN(hdr_size, (uint64_t) SIZE_MAX), size);
+        return 0;
+}
+
+/* The next string value of KEY ("\"name\"", quotes included) from *p on, wherever it stands in the
+ * JSON: libcryptsetup writes its own JSON, keys and values without escapes, so a value that is no
+ * plain string (not quoted, empty, with a backslash or a NUL) is skipped. Returns 1 with a copy in
+ * *ret and *p past it, 0 when there is none left, or -ENOMEM. */
+static int json_next_string(const char **p, const char *stop, const char *key, char **ret) {
+        size_t key_len = strlen(key);
+
+        assert(p);
+        assert(stop);
+        assert(ret);
+
+        while (*p < stop) {
+                const char *k = memmem(*p, stop - *p, key, key_len), *v, *q;
+
+                if (!k)
+                        return 0;
+                v = k + key_len;
+                while (v < stop && *v && strchr(" \t\r\n", *v))
+                        v++;
+                if (v < stop && *v == ':')
+                        v++;
+                while (v < stop && *v && strchr(" \t\r\n", *v))
+                        v++;
+                *p = v;
+                if (v >= stop || *v != '"')
+                        continue;
+                v++;
+                q = memchr(v, '"', stop - v);
+                if (!q)
+                        return 0;
+                *p = q + 1;
+                if (q == v || memchr(v, '\\', q - v) || memchr(v, 0, q - v))
+                        continue;
+                *ret = strndup(v, q - v);
+                return *ret ? 1 : -ENOMEM;
+        }
+        return 0;
+}
+
+int hostonly_luks_ciphers(const char *header, size_t size, char ***l) {
+        const unsigned char *h = (const unsigned char *) header;
+        const char *p, *stop;
         int r;
 
         assert(header || size == 0);
         assert(l);
 
-        if (size < 72 || memcmp(header, magic, sizeof(magic)) != 0)
+        if (size < 72 || memcmp(header, luks_magic, sizeof(luks_magic)) != 0)
                 return -EMEDIUMTYPE;
 
         if (h[6] == 0 && h[7] == 1) {
@@ -722,105 +778,54 @@ int hostonly_luks_ciphers(const char *header, size_t size, char ***l) {
         if (!(h[6] == 0 && h[7] == 2))
                 return -EMEDIUMTYPE;
 
-        /* LUKS2: hdr_size (binary header and JSON area) at 8, the JSON area from 4096. Every
-         * "encryption" value is a cipher: the segments' and the keyslot areas'. The JSON is
-         * libcryptsetup's own, keys and values without escapes; a value that is no plain string
-         * is skipped. */
-        uint64_t hdr_size = be64(h + 8);
-        if (hdr_size <= 4096 || size <= 4096)
-                return -EMEDIUMTYPE;
-        size_t end = MIN((size_t) MIN(hdr_size, (uint64_t) SIZE_MAX), size);
-        const char *json = header + 4096, *stop = header + end;
-        static const char key[] = "\"encryption\"";
+        /* LUKS2: every "encryption" value is a cipher, the segments' and the keyslot areas'. */
+        r = luks2_json_area(header, size, &p, &stop);
+        if (r < 0)
+                return r;
+        for (;;) {
+                _cleanup_free_ char *spec = NULL;
 
-        for (const char *p = json; p < stop; ) {
-                const char *k = memmem(p, stop - p, key, sizeof(key) - 1), *v, *q;
-
-                if (!k)
-                        break;
-                v = k + sizeof(key) - 1;
-                while (v < stop && strchr(" \t\r\n", *v) && *v)
-                        v++;
-                if (v < stop && *v == ':')
-                        v++;
-                while (v < stop && strchr(" \t\r\n", *v) && *v)
-                        v++;
-                p = v;
-                if (v >= stop || *v != '"')
-                        continue;
-                v++;
-                q = memchr(v, '"', stop - v);
-                if (!q)
-                        break;
-                p = q + 1;
-                if (q == v || memchr(v, '\\', q - v) || memchr(v, 0, q - v))
-                        continue;
-                _cleanup_free_ char *spec = strndup(v, q - v);
-                if (!spec)
-                        return -ENOMEM;
+                r = json_next_string(&p, stop, "\"encryption\"", &spec);
+                if (r <= 0)
+                        return r;
                 if (!cipher_spec_is_valid(spec))
                         continue;
                 r = extend_unique(l, spec);
                 if (r < 0)
                         return r;
         }
-        return 0;
 }
 
 int hostonly_luks_tokens(const char *header, size_t size, char ***l) {
-        static const char key[] = "\"type\"";
         const unsigned char *h = (const unsigned char *) header;
+        const char *p, *stop;
+        int r;
 
         assert(header || size == 0);
         assert(l);
 
-        if (size < 72 || memcmp(header, "LUKS\xba\xbe", 6) != 0)
+        if (size < 72 || memcmp(header, luks_magic, sizeof(luks_magic)) != 0)
                 return -EMEDIUMTYPE;
         if (!(h[6] == 0 && h[7] == 2))
                 return 0;
-        uint64_t hdr_size = be64(h + 8);
-        if (hdr_size <= 4096 || size <= 4096)
-                return -EMEDIUMTYPE;
 
         /* Only token types begin with "systemd-" (keyslots are "luks2", segments "crypt", digests
          * "pbkdf2"), so every "type" value with that prefix is a token's, wherever it stands. */
-        size_t end = MIN((size_t) MIN(hdr_size, (uint64_t) SIZE_MAX), size);
-        const char *stop = header + end;
+        r = luks2_json_area(header, size, &p, &stop);
+        if (r < 0)
+                return r;
+        for (;;) {
+                _cleanup_free_ char *type = NULL;
 
-        for (const char *p = header + 4096; p < stop; ) {
-                const char *k = memmem(p, stop - p, key, sizeof(key) - 1), *v, *q;
-
-                if (!k)
-                        break;
-                v = k + sizeof(key) - 1;
-                while (v < stop && *v && strchr(" \t\r\n", *v))
-                        v++;
-                if (v < stop && *v == ':')
-                        v++;
-                while (v < stop && *v && strchr(" \t\r\n", *v))
-                        v++;
-                p = v;
-                if (v >= stop || *v != '"')
-                        continue;
-                v++;
-                q = memchr(v, '"', stop - v);
-                if (!q)
-                        break;
-                p = q + 1;
-                if ((size_t) (q - v) > 64 || (size_t) (q - v) <= strlen("systemd-") ||
-                    memcmp(v, "systemd-", strlen("systemd-")) != 0)
-                        continue;
-                _cleanup_free_ char *type = strndup(v, q - v);
-                if (!type)
-                        return -ENOMEM;
-                /* Letters, digits and '-' only: it is logged and compared, nothing else. A NUL
-                 * inside the quotes would end the copy early ("systemd-" and nothing more). */
-                if (strlen(type) != (size_t) (q - v) ||
+                r = json_next_string(&p, stop, "\"type\"", &type);
+                if (r <= 0)
+                        return r;
+                /* Letters, digits and '-' only: it is logged and compared, nothing else. */
+                if (strlen(type) > 64 || !startswith(type, "systemd-") || type[strlen("systemd-")] == 0 ||
                     type[strspn(type, "abcdefghijklmnopqrstuvwxyz0123456789-")] != 0)
                         continue;
-                int r = extend_unique(l, type);
+                r = extend_unique(l, type);
                 if (r < 0)
                         return r;
         }
-        return 0;
 }

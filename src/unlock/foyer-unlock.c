@@ -99,8 +99,9 @@ static void wait_for_change(int inotify_fd) {
                 (void) usleep(500 * 1000);
                 return;
         }
-        if (poll(&p, 1, 1000) > 0)
-                (void) read(inotify_fd, buf, sizeof(buf));
+        /* The events only wake us up: what changed is read again from ASK_DIR. */
+        if (poll(&p, 1, 1000) > 0 && read(inotify_fd, buf, sizeof(buf)) < 0)
+                return;
 }
 
 static int answer(void) {
