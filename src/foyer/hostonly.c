@@ -696,6 +696,16 @@ static bool cipher_spec_is_valid(const char *s) {
 
 static const char luks_magic[6] = { 'L', 'U', 'K', 'S', (char) 0xba, (char) 0xbe };
 
+/* A LUKS header's version (1 or 2, from the big-endian field after the magic), or -EMEDIUMTYPE
+ * when this is no LUKS header. */
+static int luks_version(const char *header, size_t size) {
+        const unsigned char *h = (const unsigned char *) header;
+
+        if (size < 72 || memcmp(header, luks_magic, sizeof(luks_magic)) != 0)
+                return -EMEDIUMTYPE;
+        return h[6] << 8 | h[7];
+}
+
 /* A LUKS2 header's JSON area: hdr_size (binary header and JSON area) at 8, the JSON from 4096. */
 static int luks2_json_area(const char *header, size_t size, const char **ret_json, const char **ret_stop) {
         const unsigned char *h = (const unsigned char *) header;
@@ -751,17 +761,16 @@ static int json_next_string(const char **p, const char *stop, const char *key, c
 }
 
 int hostonly_luks_ciphers(const char *header, size_t size, char ***l) {
-        const unsigned char *h = (const unsigned char *) header;
         const char *p, *stop;
-        int r;
+        int r, version;
 
         assert(header || size == 0);
         assert(l);
 
-        if (size < 72 || memcmp(header, luks_magic, sizeof(luks_magic)) != 0)
-                return -EMEDIUMTYPE;
-
-        if (h[6] == 0 && h[7] == 1) {
+        version = luks_version(header, size);
+        if (version < 0)
+                return version;
+        if (version == 1) {
                 /* LUKS1: cipher-name[32] at 8, cipher-mode[32] at 40; the keyslots use the same. */
                 char name[33] = {}, mode[33] = {};
                 _cleanup_free_ char *spec = NULL;
@@ -775,7 +784,7 @@ int hostonly_luks_ciphers(const char *header, size_t size, char ***l) {
                         return -ENOMEM;
                 return extend_unique(l, spec);
         }
-        if (!(h[6] == 0 && h[7] == 2))
+        if (version != 2)
                 return -EMEDIUMTYPE;
 
         /* LUKS2: every "encryption" value is a cipher, the segments' and the keyslot areas'. */
@@ -797,16 +806,16 @@ int hostonly_luks_ciphers(const char *header, size_t size, char ***l) {
 }
 
 int hostonly_luks_tokens(const char *header, size_t size, char ***l) {
-        const unsigned char *h = (const unsigned char *) header;
         const char *p, *stop;
-        int r;
+        int r, version;
 
         assert(header || size == 0);
         assert(l);
 
-        if (size < 72 || memcmp(header, luks_magic, sizeof(luks_magic)) != 0)
-                return -EMEDIUMTYPE;
-        if (!(h[6] == 0 && h[7] == 2))
+        version = luks_version(header, size);
+        if (version < 0)
+                return version;
+        if (version != 2)
                 return 0;
 
         /* Only token types begin with "systemd-" (keyslots are "luks2", segments "crypt", digests
