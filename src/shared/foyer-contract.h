@@ -112,6 +112,14 @@
 #define FOYER_DRIVER_POST_PREFIX "foyer-driver-post"
 #define FOYER_DRIVER_POST_TEMPLATE FOYER_DRIVER_POST_PREFIX "@.service"
 
+/* The unit that loads a file system's module ("fs-TYPE", the kernel's own request) as soon as udev
+ * has found the file system on a disk, one instance per type: the builder's udev rule
+ * (FOYER_FS_MODULE_RULE) names it in the device's SYSTEMD_WANTS, so the module loads beside
+ * systemd-fsck instead of inside the mount. units/foyer-fs-module@.service.in is the template. */
+#define FOYER_FS_MODULE_PREFIX "foyer-fs-module"
+#define FOYER_FS_MODULE_TEMPLATE FOYER_FS_MODULE_PREFIX "@.service"
+#define FOYER_FS_MODULE_RULE "/usr/lib/udev/rules.d/61-foyer-fs-module.rules"
+
 /* --- foyer's own programs in the image ------------------------------------------------------------- */
 
 /* Where the builder puts foyer's programs in the image, whatever the build's prefix. */
