@@ -52,10 +52,13 @@ bench_systemd_version() {
 # (Debian's strips them), not the build tree's, which carry debug information. The scripts call it
 # before timing anything; bench_foyer_run calls it if they did not.
 bench_stage() {
+        local dir
         [[ -z ${bench_stage_dir:-} ]] || return 0
-        rm -rf "$1/bench-stage"
-        meson install -C "$1" --no-rebuild --quiet --strip --destdir "$1/bench-stage" >/dev/null
-        bench_stage_dir=$1/bench-stage
+        # Absolute: meson reads a relative --destdir from the build directory, not from here.
+        dir=$(realpath "$1")/bench-stage
+        rm -rf "$dir"
+        meson install -C "$1" --no-rebuild --quiet --strip --destdir "$dir" >/dev/null
+        bench_stage_dir=$dir
 }
 
 # bench_foyer_run BUILDDIR ARGS...: foyer ARGS... with the programs and units of bench_stage.
