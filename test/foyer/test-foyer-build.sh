@@ -69,6 +69,20 @@ if command -v lvmconfig >/dev/null; then
 fi
 chroot "$tmp/root" modprobe -S "$kver" -n -v dm_thin_pool | grep -q 'dm-thin-pool\.ko' || fail "modprobe dm_thin_pool"
 
+echo "== static device nodes from the image's modules.devname, file system modules, no sysctl"
+# What kmod-static-nodes.service would write at boot, written at build time instead.
+grep -qx 'c! /dev/mapper/control 0600 - - - 10:236' "$tmp/root/usr/lib/tmpfiles.d/foyer-static-nodes.conf" ||
+        fail "foyer-static-nodes.conf lacks dm_mod's mapper/control"
+grep -qx 'd /dev/mapper 0755 - - -' "$tmp/root/usr/lib/tmpfiles.d/foyer-static-nodes.conf" || fail "no /dev/mapper line"
+for u in kmod-static-nodes.service systemd-sysctl.service sysinit.target.wants/kmod-static-nodes.service \
+        sysinit.target.wants/systemd-sysctl.service; do
+        [ ! -e "$tmp/root/usr/lib/systemd/system/$u" ] || fail "$u must not be in the image"
+done
+grep -q 'ENV{SYSTEMD_WANTS}+="foyer-fs-module@$env{ID_FS_TYPE}.service"' \
+        "$tmp/root/usr/lib/udev/rules.d/61-foyer-fs-module.rules" || fail "no file system module rule"
+grep -qx 'ExecStart=-/usr/sbin/modprobe -bq fs-%I' "$tmp/root/usr/lib/systemd/system/foyer-fs-module@.service" ||
+        fail "foyer-fs-module@.service"
+
 echo "== cpio -t equals foyer ls"
 zstd -dcq "$tmp/a.img" | cpio -t --quiet >"$tmp/cpio.list"
 "$foyer" ls "$tmp/a.img" | awk '{print $3}' >"$tmp/foyer.list"
