@@ -78,6 +78,7 @@ for u in kmod-static-nodes.service systemd-sysctl.service sysinit.target.wants/k
         sysinit.target.wants/systemd-sysctl.service; do
         [ ! -e "$tmp/root/usr/lib/systemd/system/$u" ] || fail "$u must not be in the image"
 done
+# shellcheck disable=SC2016 # udev's own $env{}, not the shell's
 grep -q 'ENV{SYSTEMD_WANTS}+="foyer-fs-module@$env{ID_FS_TYPE}.service"' \
         "$tmp/root/usr/lib/udev/rules.d/61-foyer-fs-module.rules" || fail "no file system module rule"
 grep -qx 'ExecStart=-/usr/sbin/modprobe -bq fs-%I' "$tmp/root/usr/lib/systemd/system/foyer-fs-module@.service" ||
