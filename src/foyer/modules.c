@@ -8,7 +8,6 @@
 #include "module-classes.h"
 #include "modules.h"
 #include "process-util.h"
-#include "static-nodes.h"
 #include "util.h"
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct kmod_ctx *, kmod_unref);
@@ -202,23 +201,6 @@ static int run_depmod(const char *base, const char *kver, int slot) {
         return log_error_errno(SYNTHETIC_ERRNO(ENOENT), "depmod not found (package kmod).");
 }
 
-/* The static device nodes of the image's modules, for systemd-tmpfiles-setup-dev (static-nodes.c). */
-static int add_static_nodes(Manifest *m, const char *devname, size_t size) {
-        _cleanup_free_ char *text = NULL;
-        int r;
-
-        r = static_nodes_tmpfiles(devname, size, &text);
-        if (r < 0)
-                return log_oom();
-        if (isempty(text))
-                return 0;
-        r = manifest_add_data(m, STATIC_NODES_TMPFILES, 0644, text, strlen(text),
-                              "the modules' static device nodes (instead of kmod-static-nodes.service)");
-        if (r < 0)
-                return log_error_errno(r, "Failed to add %s: %m", STATIC_NODES_TMPFILES);
-        return 0;
-}
-
 /* depmod needs the files on disk: it gets a tree of symlinks to the chosen modules plus the
  * kernel's order and builtin lists, and its output files go into the image as data. */
 static int regenerate_index(ModuleState *s) {
@@ -322,11 +304,6 @@ static int regenerate_index(ModuleState *s) {
                 if (r < 0) {
                         log_error_errno(r, "Failed to add %s: %m", ipath);
                         goto finish;
-                }
-                if (streq(generated[i], "modules.devname")) {
-                        r = add_static_nodes(s->manifest, text, size);
-                        if (r < 0)
-                                goto finish;
                 }
         }
         r = 0;

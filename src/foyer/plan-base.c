@@ -69,8 +69,7 @@ static const struct {
 /* The stock units of the initrd transaction (systemd.special(7), bootup(7)). Not
  * systemd-sysctl.service: the real root applies the same sysctl.d again as it starts, and nothing
  * in the initrd needs its settings (pid_max, the protection of links in world-writable
- * directories); the program stays for udev's per-interface settings of network devices. Not
- * kmod-static-nodes.service: the builder writes its list of nodes into the image (static-nodes.c). */
+ * directories); the program stays for udev's per-interface settings of network devices. */
 static const Item units[] = {
         { .path = "initrd.target",                      .need = NEED_REQUIRED },
         { .path = "initrd-root-device.target",          .need = NEED_REQUIRED },
@@ -127,6 +126,7 @@ static const Item units[] = {
         { .path = "systemd-udev-trigger.service",       .need = NEED_REQUIRED },
         { .path = "systemd-udev-settle.service",        .need = NEED_OPTIONAL },
         { .path = "modprobe@.service",                  .need = NEED_OPTIONAL },
+        { .path = "kmod-static-nodes.service",          .need = NEED_OPTIONAL },
         { .path = "systemd-journald.service",           .need = NEED_OPTIONAL },
         { .path = "systemd-journald.socket",            .need = NEED_OPTIONAL },
         { .path = "systemd-journald-dev-log.socket",    .need = NEED_OPTIONAL },

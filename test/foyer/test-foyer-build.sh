@@ -69,13 +69,8 @@ if command -v lvmconfig >/dev/null; then
 fi
 chroot "$tmp/root" modprobe -S "$kver" -n -v dm_thin_pool | grep -q 'dm-thin-pool\.ko' || fail "modprobe dm_thin_pool"
 
-echo "== static device nodes from the image's modules.devname, file system modules, no sysctl"
-# What kmod-static-nodes.service would write at boot, written at build time instead.
-grep -qx 'c! /dev/mapper/control 0600 - - - 10:236' "$tmp/root/usr/lib/tmpfiles.d/foyer-static-nodes.conf" ||
-        fail "foyer-static-nodes.conf lacks dm_mod's mapper/control"
-grep -qx 'd /dev/mapper 0755 - - -' "$tmp/root/usr/lib/tmpfiles.d/foyer-static-nodes.conf" || fail "no /dev/mapper line"
-for u in kmod-static-nodes.service systemd-sysctl.service sysinit.target.wants/kmod-static-nodes.service \
-        sysinit.target.wants/systemd-sysctl.service; do
+echo "== file system modules load beside fsck; no systemd-sysctl"
+for u in systemd-sysctl.service sysinit.target.wants/systemd-sysctl.service; do
         [ ! -e "$tmp/root/usr/lib/systemd/system/$u" ] || fail "$u must not be in the image"
 done
 # shellcheck disable=SC2016 # udev's own $env{}, not the shell's
