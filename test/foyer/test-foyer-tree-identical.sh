@@ -62,7 +62,7 @@ while IFS= read -r -d '' f; do
                 usr/lib/systemd/system-generators/foyer-*)
                         cmp -s "$f" "$gendir/${p##*/}" || fail "$p is not foyer's generator"
                         generated=$((generated + 1)); continue ;;
-                usr/lib/foyer/*|usr/lib/udev/rules.d/11-foyer-*|etc/foyer/*|etc/lvm/lvm.conf)
+                usr/lib/foyer/*|usr/lib/udev/rules.d/[0-9][0-9]-foyer-*|etc/foyer/*|etc/lvm/lvm.conf)
                         generated=$((generated + 1)); continue ;;
                 etc/initrd-release|etc/passwd|etc/shadow|etc/group|etc/nsswitch.conf|etc/machine-id|etc/fstab)
                         generated=$((generated + 1)); continue ;;
