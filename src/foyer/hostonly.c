@@ -760,9 +760,43 @@ static int json_next_string(const char **p, const char *stop, const char *key, c
         return 0;
 }
 
-int hostonly_luks_ciphers(const char *header, size_t size, char ***l) {
+/* Adds to *l, once each, the string values of key (quoted, as json_next_string() takes it) in the
+ * JSON area of a LUKS2 header that keep() accepts. */
+static int luks2_collect_strings(const char *header, size_t size, const char *key, bool (*keep)(const char *),
+                                 char ***l) {
         const char *p, *stop;
-        int r, version;
+        int r;
+
+        assert(key);
+        assert(keep);
+        assert(l);
+
+        r = luks2_json_area(header, size, &p, &stop);
+        if (r < 0)
+                return r;
+        for (;;) {
+                _cleanup_free_ char *value = NULL;
+
+                r = json_next_string(&p, stop, key, &value);
+                if (r <= 0)
+                        return r;
+                if (!keep(value))
+                        continue;
+                r = extend_unique(l, value);
+                if (r < 0)
+                        return r;
+        }
+}
+
+/* A systemd token type: "systemd-" and a name of letters, digits and '-' only (it is logged and
+ * compared, nothing else). */
+static bool token_type_is_valid(const char *type) {
+        return strlen(type) <= 64 && startswith(type, "systemd-") && type[strlen("systemd-")] != 0 &&
+               type[strspn(type, "abcdefghijklmnopqrstuvwxyz0123456789-")] == 0;
+}
+
+int hostonly_luks_ciphers(const char *header, size_t size, char ***l) {
+        int version;
 
         assert(header || size == 0);
         assert(l);
@@ -788,26 +822,11 @@ int hostonly_luks_ciphers(const char *header, size_t size, char ***l) {
                 return -EMEDIUMTYPE;
 
         /* LUKS2: every "encryption" value is a cipher, the segments' and the keyslot areas'. */
-        r = luks2_json_area(header, size, &p, &stop);
-        if (r < 0)
-                return r;
-        for (;;) {
-                _cleanup_free_ char *spec = NULL;
-
-                r = json_next_string(&p, stop, "\"encryption\"", &spec);
-                if (r <= 0)
-                        return r;
-                if (!cipher_spec_is_valid(spec))
-                        continue;
-                r = extend_unique(l, spec);
-                if (r < 0)
-                        return r;
-        }
+        return luks2_collect_strings(header, size, "\"encryption\"", cipher_spec_is_valid, l);
 }
 
 int hostonly_luks_tokens(const char *header, size_t size, char ***l) {
-        const char *p, *stop;
-        int r, version;
+        int version;
 
         assert(header || size == 0);
         assert(l);
@@ -820,21 +839,5 @@ int hostonly_luks_tokens(const char *header, size_t size, char ***l) {
 
         /* Only token types begin with "systemd-" (keyslots are "luks2", segments "crypt", digests
          * "pbkdf2"), so every "type" value with that prefix is a token's, wherever it stands. */
-        r = luks2_json_area(header, size, &p, &stop);
-        if (r < 0)
-                return r;
-        for (;;) {
-                _cleanup_free_ char *type = NULL;
-
-                r = json_next_string(&p, stop, "\"type\"", &type);
-                if (r <= 0)
-                        return r;
-                /* Letters, digits and '-' only: it is logged and compared, nothing else. */
-                if (strlen(type) > 64 || !startswith(type, "systemd-") || type[strlen("systemd-")] == 0 ||
-                    type[strspn(type, "abcdefghijklmnopqrstuvwxyz0123456789-")] != 0)
-                        continue;
-                r = extend_unique(l, type);
-                if (r < 0)
-                        return r;
-        }
+        return luks2_collect_strings(header, size, "\"type\"", token_type_is_valid, l);
 }
