@@ -34,6 +34,31 @@ require_kernel() {
         [ -n "$kver" ] || skip "no kernel with modules installed (package linux-image-amd64)"
 }
 
+# Sets stub to the systemd stub a test was given (its STUB argument), or skips: a path, or "later"
+# (254 from bookworm-backports, or $FOYER_STUB_SUITE's) or "trixie" (257) for one fetch-stub.sh
+# fetches into $FOYER_TEST_STUB_CACHE; fetch-stub.sh exits 77 when the archive is unreachable.
+require_stub() {
+        local suite='' rc=0
+
+        stub=$1
+        case $stub in
+                later) suite=${FOYER_STUB_SUITE:-bookworm-backports} ;;
+                trixie) suite=trixie ;;
+        esac
+        if [[ -n $suite ]]; then
+                stub=$(FOYER_STUB_SUITE=$suite "$(dirname "${BASH_SOURCE[0]}")/fetch-stub.sh" \
+                        "${FOYER_TEST_STUB_CACHE:-/var/tmp/foyer-test-stubs}") || rc=$?
+                [[ $rc == 0 ]] || exit $rc
+        fi
+        [[ -r $stub ]] || skip "no stub $stub (package systemd-boot-efi)"
+}
+
+# Sets kernel to the newest /boot/vmlinuz-*, or skips.
+require_boot_kernel() {
+        kernel=$(printf '%s\n' /boot/vmlinuz-* | sort -V | tail -n1)
+        [[ -r $kernel ]] || skip "no kernel in /boot (package linux-image-amd64)"
+}
+
 # Sets tmp to a scratch directory removed when the test exits.
 make_tmp() {
         tmp=$(mktemp -d "/tmp/$1.XXXXXX")

@@ -17,7 +17,6 @@
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$(dirname "$0")/lib.sh" "$@"
 stub=$4
-here=$(dirname "$(realpath "$0")")
 make_tmp test-foyer-microcode
 use_fake_kernel
 
@@ -164,16 +163,10 @@ fi
 
 echo "== foyer uki"
 command -v objdump >/dev/null || skip "objdump missing (package binutils)"
-if [[ $stub == trixie ]]; then
-        rc=0
-        stub=$(FOYER_STUB_SUITE=trixie "$here/fetch-stub.sh" "${FOYER_TEST_STUB_CACHE:-/var/tmp/foyer-test-stubs}") || rc=$?
-        [[ $rc == 0 ]] || exit $rc
-fi
-[[ -r $stub ]] || skip "no stub $stub (package systemd-boot-efi)"
+require_stub "$stub"
 version=$(strings "$stub" | sed -n 's/.*LoaderInfo: systemd-stub \([0-9]*\).*/\1/p' | head -n1)
 [[ -n $version ]] || fail "cannot read the version of $stub"
-kernel=$(printf '%s\n' /boot/vmlinuz-* | sort -V | tail -n1)
-[[ -r $kernel ]] || skip "no kernel in /boot (package linux-image-amd64)"
+require_boot_kernel
 # section EFI NAME OUT: the bytes of section NAME, or a failure when it is missing.
 section() {
         local size off

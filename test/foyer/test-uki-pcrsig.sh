@@ -7,14 +7,10 @@
 # from the UKI (so .pcrpkey is among the signed measurements). Without the keys neither section
 # exists. Two runs are identical; --phases; one clear error for each bad input. A stub newer than
 # the host's systemd-measure can compute is refused, naming the sections.
-# Usage: test-uki-pcrsig.sh FOYER STUB
+# Usage: test-uki-pcrsig.sh FOYER GENERATOR-DIR UNIT-DIR STUB
 #   STUB: a systemd stub; "later" fetches 254's from bookworm-backports (skips if unreachable)
-set -eu
-foyer=$1
-stub=$2
-export FOYER_CONFIG_ROOT=/nonexistent SOURCE_DATE_EPOCH=1700000000
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
-here=$(dirname "$(realpath "$0")")
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$(dirname "$0")/lib.sh" "$@"
 measure=${FOYER_SYSTEMD_MEASURE:-/usr/lib/systemd/systemd-measure}
 
 tmp=$(mktemp -d /tmp/test-uki-pcrsig.XXXXXX)
@@ -23,20 +19,13 @@ cleanup() {
         rm -rf "$tmp"
 }
 trap cleanup EXIT
-fail() { echo "FAIL: $*"; exit 1; }
 
 for t in objdump openssl python3; do
         command -v $t >/dev/null || { echo "$t missing; skipping"; exit 77; }
 done
 [[ -x $measure ]] || { echo "no $measure (package systemd); skipping"; exit 77; }
-if [[ $stub == later ]]; then
-        rc=0
-        stub=$("$here/fetch-stub.sh" "${FOYER_TEST_STUB_CACHE:-/var/tmp/foyer-test-stubs}") || rc=$?
-        [[ $rc == 0 ]] || exit $rc
-fi
-[[ -r $stub ]] || { echo "no stub $stub (package systemd-boot-efi); skipping"; exit 77; }
-kernel=$(printf '%s\n' /boot/vmlinuz-* | sort -V | tail -n1)
-[[ -r $kernel ]] || { echo "no kernel in /boot (package linux-image-amd64); skipping"; exit 77; }
+require_stub "$4"
+require_boot_kernel
 
 mkdir "$tmp/src" && echo hello > "$tmp/src/hello"
 (cd "$tmp/src" && echo hello | cpio -o -H newc --quiet > "$tmp/initrd.cpio")

@@ -6,27 +6,15 @@
 # one clear error for each bad input, with nothing left at the output path.
 # Usage: test-uki.sh FOYER GENERATOR-DIR UNIT-DIR STUB
 #   STUB: a systemd stub; "later" fetches 254's from bookworm-backports (skips if unreachable)
-set -eu
-foyer=$1
-export FOYER_GENERATOR_DIR=$2 FOYER_UNIT_DIR=$3
-stub=$4
-export FOYER_CONFIG_ROOT=/nonexistent SOURCE_DATE_EPOCH=1700000000
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
-here=$(dirname "$(realpath "$0")")
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$(dirname "$0")/lib.sh" "$@"
 
 tmp=$(mktemp -d /tmp/test-uki.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
 
 command -v objdump >/dev/null || { echo "objdump missing (package binutils); skipping"; exit 77; }
-if [[ $stub == later ]]; then
-        rc=0
-        stub=$("$here/fetch-stub.sh" "${FOYER_TEST_STUB_CACHE:-/var/tmp/foyer-test-stubs}") || rc=$?
-        [[ $rc == 0 ]] || exit $rc
-fi
-[[ -r $stub ]] || { echo "no stub $stub (package systemd-boot-efi); skipping"; exit 77; }
-kernel=$(printf '%s\n' /boot/vmlinuz-* | sort -V | tail -n1)
-[[ -r $kernel ]] || { echo "no kernel in /boot (package linux-image-amd64); skipping"; exit 77; }
+require_stub "$4"
+require_boot_kernel
 kver=${kernel#/boot/vmlinuz-}
 
 # A small initrd and the text sections.
