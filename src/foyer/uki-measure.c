@@ -51,22 +51,35 @@ void uki_pcr_done(UkiPcr *p) {
         p->public_size = 0;
 }
 
+/* Runs tool with argv; returns its wait status and what it printed on stdout, caught in a memfd. */
+static int run_tool(const char *tool, char **argv, int *ret_status, char **ret_text, size_t *ret_size) {
+        _cleanup_close_ int out = -EBADF;
+        int r;
+
+        out = memfd_create("foyer-measure-output", MFD_CLOEXEC);
+        if (out < 0)
+                return log_error_errno(errno, "Failed to create a memory file for the output of %s: %m", tool);
+        r = spawn_and_wait(tool, argv, &(SpawnOptions) { .stdout_fd = out }, ret_status);
+        if (r < 0)
+                return log_error_errno(r, "Failed to run %s: %m", tool);
+        if (lseek(out, 0, SEEK_SET) < 0)
+                return log_error_errno(errno, "Failed to read the output of %s: %m", tool);
+        r = read_full_fd(out, ret_text, ret_size);
+        if (r < 0)
+                return log_error_errno(r, "Failed to read the output of %s: %m", tool);
+        return 0;
+}
+
 /* The major version from the first line of "systemd-measure --version" ("systemd 252 (252.39-...)"). */
 static int tool_version(const char *tool, int *ret) {
-        _cleanup_close_ int out = -EBADF;
         _cleanup_free_ char *text = NULL;
         const char *argv[] = { tool, "--version", NULL };
         int status, r, v = 0;
         const char *s;
 
-        out = memfd_create("foyer-measure-version", MFD_CLOEXEC);
-        if (out < 0)
-                return log_error_errno(errno, "Failed to create a memory file: %m");
-        r = spawn_and_wait(tool, (char **) argv, &(SpawnOptions) { .stdout_fd = out }, &status);
+        r = run_tool(tool, (char **) argv, &status, &text, NULL);
         if (r < 0)
-                return log_error_errno(r, "Failed to run %s: %m", tool);
-        if (lseek(out, 0, SEEK_SET) < 0 || (r = read_full_fd(out, &text, NULL)) < 0)
-                return log_error_errno(r < 0 ? r : -errno, "Failed to read the output of %s --version: %m", tool);
+                return r;
         s = startswith(text, "systemd ");
         if (!wait_status_ok(status) || !s || sscanf(s, "%d", &v) != 1 || v <= 0)
                 return log_error_errno(SYNTHETIC_ERRNO(EINVAL), "%s --version does not name a systemd version.", tool);
@@ -231,7 +244,6 @@ int uki_pcr_sign(const UkiPcr *p, const PeImage *stub, int stub_version, const P
         _cleanup_(fd_list_done) FdList fds = {};
         _cleanup_strv_free_ char **argv = NULL, **phases = NULL;
         _cleanup_free_ uint8_t *sbat = NULL;
-        _cleanup_close_ int out = -EBADF;
         _cleanup_free_ char *json = NULL, *arg = NULL;
         const char *names[PE_SECTION_MAX + 1];
         const PeSection *s;
@@ -298,14 +310,11 @@ int uki_pcr_sign(const UkiPcr *p, const PeImage *stub, int stub_version, const P
                 }
         }
 
-        out = memfd_create("foyer-pcrsig", MFD_CLOEXEC);
-        if (out < 0)
-                return log_error_errno(errno, "Failed to create a memory file for the .pcrsig section: %m");
         log_debug("Running %s sign over %zu sections.", p->tool, n_names);
-        r = spawn_and_wait(p->tool, argv, &(SpawnOptions) { .stdout_fd = out }, &status);
+        r = run_tool(p->tool, argv, &status, &json, &size);
         fd_list_done(&fds);
         if (r < 0)
-                return log_error_errno(r, "Failed to run %s: %m", p->tool);
+                return r;
         if (!wait_status_ok(status)) {
                 log_error("%s sign failed (with --private-key=%s).", p->tool, p->private_key);
                 /* Before 254 it asks a TPM for the policy digest (a trial session). */
@@ -315,11 +324,6 @@ int uki_pcr_sign(const UkiPcr *p, const PeImage *stub, int stub_version, const P
                                  p->tool_version);
                 return -EIO;
         }
-        if (lseek(out, 0, SEEK_SET) < 0)
-                return log_error_errno(errno, "Failed to read the output of systemd-measure: %m");
-        r = read_full_fd(out, &json, &size);
-        if (r < 0)
-                return log_error_errno(r, "Failed to read the output of systemd-measure: %m");
         while (size > 0 && strchr(" \t\n", json[size - 1]))
                 json[--size] = '\0';
         if (size == 0 || json[0] != '{' || json[size - 1] != '}' || strlen(json) != size)
