@@ -15,6 +15,8 @@ echo "== build for $kver"
 "$foyer" build --kver "$kver" -o "$tmp/a.img" --cmdline "rd.foyer.test=1 quiet"
 [ -s "$tmp/a.img" ] || fail "no image"
 [ "$(stat -c %a "$tmp/a.img")" = 644 ] || fail "image mode $(stat -c %a "$tmp/a.img")"
+# The default zstd stream: a 16 MiB window (src/foyer/compress.c), which the kernel allocates to unpack it.
+zstd -lv "$tmp/a.img" 2>/dev/null | grep -q '^Window Size: .*(16777216 B)' || fail "the image's zstd window is not 16 MiB"
 compgen -G "$tmp/.#*" >/dev/null && fail "temporary file left behind"
 
 echo "== unpack and chroot"
