@@ -55,34 +55,13 @@ static int add_terminfo(Manifest *m) {
 /* foyer-explain and foyer-timeline come from foyer's own library directory, or from a build tree
  * named by $FOYER_HELPER_DIR (as generators come from $FOYER_GENERATOR_DIR). Without them the image
  * still boots; the units that run them are then skipped by their conditions. */
-static int add_helper(Manifest *m, const char *dest, const char *why, const char *without) {
-        const char *dir = getenv("FOYER_HELPER_DIR") ?: FOYER_LIB_DIR;
-        _cleanup_free_ char *src = strjoin(dir, "/", path_basename(dest));
-        struct stat st;
-        int r;
-
-        if (!src)
-                return log_oom();
-        if (stat(src, &st) < 0 || !S_ISREG(st.st_mode) || !(st.st_mode & 0111)) {
-                log_debug("%s is missing (set FOYER_HELPER_DIR); %s.", src, without);
-                return 0;
-        }
-        r = manifest_add_file(m, dest, src, why);
-        if (r == -EEXIST)
-                return 0;
-        if (r < 0)
-                return log_error_errno(r, "Failed to add %s: %m", src);
-        manifest_mark_host_built(manifest_find(m, dest));
-        return 0;
-}
-
 static int add_explain(Manifest *m) {
-        return add_helper(m, FOYER_EXPLAIN_PATH, "foyer-explain (foyer-failure-report.service)",
+        return plan_add_helper(m, FOYER_EXPLAIN_PATH, "foyer-explain (foyer-failure-report.service)",
                           "failed boots will not be explained on the console");
 }
 
 static int add_timeline(Manifest *m) {
-        return add_helper(m, FOYER_TIMELINE_EXE_PATH, "foyer-timeline (the boot timeline's units)",
+        return plan_add_helper(m, FOYER_TIMELINE_EXE_PATH, "foyer-timeline (the boot timeline's units)",
                           "the boot will leave no timeline");
 }
 

@@ -264,22 +264,6 @@ static int require(Manifest *m, const char *path, const char *package) {
                                "(Debian package %s).", streq(m->root, "/") ? "" : m->root, path, package);
 }
 
-static int add_helper(Manifest *m, const char *dest) {
-        const char *dir = getenv("FOYER_HELPER_DIR") ?: FOYER_LIB_DIR;
-        _cleanup_free_ char *src = strjoin(dir, "/", path_basename(dest));
-        int r;
-
-        if (!src)
-                return log_oom();
-        r = manifest_add_file(m, dest, src, "SSH unlocking (--ssh-unlock)");
-        if (r == -EEXIST)
-                return 0;
-        if (r < 0)
-                return log_error_errno(r, "foyer's %s is missing (set FOYER_HELPER_DIR): %m", src);
-        manifest_mark_host_built(manifest_find(m, dest));
-        return 0;
-}
-
 int plan_ssh(Manifest *m, const BuildConfig *c) {
         int r;
 
@@ -311,10 +295,10 @@ int plan_ssh(Manifest *m, const BuildConfig *c) {
         r = add_host_keys(m, c);
         if (r < 0)
                 return r;
-        r = add_helper(m, FOYER_UNLOCK_PATH);
+        r = plan_add_helper(m, FOYER_UNLOCK_PATH, "SSH unlocking (--ssh-unlock)", NULL);
         if (r < 0)
                 return r;
-        r = add_helper(m, FOYER_NETWORK_CLEANUP_PATH);
+        r = plan_add_helper(m, FOYER_NETWORK_CLEANUP_PATH, "SSH unlocking (--ssh-unlock)", NULL);
         if (r < 0)
                 return r;
         /* dropbear refuses a login whose shell /etc/shells does not list. */

@@ -3,9 +3,11 @@
 /* The helpers every planner uses to add paths of the source tree, trees of the build host and
  * generated files. They call into the manifest and the utility layer only, never into a planner. */
 
+#include <stdlib.h>
 #include <sys/stat.h>
 
 #include "log.h"
+#include "path-util.h"
 #include "plan-util.h"
 #include "util.h"
 
@@ -112,5 +114,31 @@ int plan_split_file_spec(const char *option, const char *spec, char **ret_src, c
                                        "%s %s: the destination must be absolute (use SRC:/DEST).", option, spec);
         *ret_src = TAKE_PTR(src);
         *ret_dest = TAKE_PTR(dest);
+        return 0;
+}
+
+int plan_add_helper(Manifest *m, const char *dest, const char *why, const char *without) {
+        const char *dir = getenv("FOYER_HELPER_DIR") ?: FOYER_LIB_DIR;
+        _cleanup_free_ char *src = NULL;
+        struct stat st;
+        int r;
+
+        assert(m);
+        assert(dest);
+        assert(why);
+
+        src = strjoin(dir, "/", path_basename(dest));
+        if (!src)
+                return log_oom();
+        if (without && (stat(src, &st) < 0 || !S_ISREG(st.st_mode) || !(st.st_mode & 0111))) {
+                log_debug("%s is missing (set FOYER_HELPER_DIR); %s.", src, without);
+                return 0;
+        }
+        r = manifest_add_file(m, dest, src, why);
+        if (r == -EEXIST)
+                return 0;
+        if (r < 0)
+                return log_error_errno(r, "foyer's %s is missing (set FOYER_HELPER_DIR): %m", src);
+        manifest_mark_host_built(manifest_find(m, dest));
         return 0;
 }
