@@ -7,7 +7,8 @@
  * holds it, else the default, before any passphrase prompt. Neither Debian 12's systemd 252 nor
  * Debian 13's 257 ships systemd-vconsole-setup (Debian leaves vconsole to console-setup), so the
  * image cannot rely on it. A layout that cannot be compiled is left out with a warning naming it and
- * where it came from: the image still boots, with a keymap fewer. */
+ * where it came from: the image still boots, with a keymap fewer. The plain US layout alone is left
+ * out too: it is the kernel's built-in keymap, and loading it would only cost boot time. */
 
 #include <unistd.h>
 
@@ -66,6 +67,12 @@ static int default_keymap(Manifest *m, const BuildConfig *c, KeymapSpec *ret) {
         return keymap_target_read(m->root, ret);
 }
 
+/* Whether s is the plain US layout, which is the kernel's own keymap: loading it at boot would
+ * change nothing but cost a process (loadkeys) before the first passphrase prompt. */
+static bool keymap_is_kernels(const KeymapSpec *s) {
+        return streq_ptr(s->layout, "us") && isempty(s->variant) && isempty(s->options);
+}
+
 int plan_keymap(Manifest *m, const BuildConfig *c) {
         _cleanup_(keymap_spec_done) KeymapSpec def = {};
         _cleanup_free_ char *loadkeys = NULL, *conf = NULL;
@@ -77,6 +84,11 @@ int plan_keymap(Manifest *m, const BuildConfig *c) {
                 return have_default;
         if (have_default == 0 && strv_isempty(c->add_keymaps)) {
                 log_debug("No console layout: the image keeps the kernel's keymap.");
+                return 0;
+        }
+        if (have_default > 0 && strv_isempty(c->add_keymaps) && keymap_is_kernels(&def)) {
+                log_debug("The console layout %s (from %s) is the kernel's own: the image holds no keymap.",
+                          def.name, def.source);
                 return 0;
         }
 

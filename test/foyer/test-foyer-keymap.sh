@@ -5,7 +5,7 @@
 # types z), /etc/vconsole.conf naming it, loadkeys and foyer-vconsole-generator; --add-keymap adds
 # more; a layout ckbcomp cannot compile gives a warning naming it and its file, and the build goes
 # on without it; vconsole.conf's KEYMAP= wins over default/keyboard; --keymap over both;
-# --no-target-settings reads neither.
+# --no-target-settings reads neither; the plain us layout alone is the kernel's and adds nothing.
 # Usage: test-foyer-keymap.sh FOYER GENERATOR-DIR UNIT-DIR
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$(dirname "$0")/lib.sh" "$@"
@@ -60,4 +60,18 @@ build -o "$tmp/none.img" --no-target-settings 2>"$tmp/none.log" || { cat "$tmp/n
 listing "$tmp/none.img" >"$tmp/none.list"
 grep -Eq "^/etc/vconsole.conf$|^$dir/|^/usr/bin/loadkeys$" "$tmp/none.list" &&
         fail "--no-target-settings: the image holds the tree's keymap"
+
+# The plain US layout is the kernel's own keymap: alone, it puts nothing in the image (no keymap, no
+# loadkeys, no vconsole.conf); a US variant is a layout of its own and is compiled.
+rm -f "$root/etc/vconsole.conf"
+printf 'XKBMODEL="pc105"\nXKBLAYOUT="us"\nXKBVARIANT=""\nXKBOPTIONS=""\n' >"$root/etc/default/keyboard"
+build -o "$tmp/us.img" 2>"$tmp/us.log" || { cat "$tmp/us.log" >&2; fail "the build with the us layout failed"; }
+listing "$tmp/us.img" >"$tmp/us.list"
+grep -Eq "^/etc/vconsole.conf$|^$dir/|^/usr/bin/loadkeys$" "$tmp/us.list" &&
+        fail "the plain us layout put a keymap, vconsole.conf or loadkeys into the image"
+printf 'XKBMODEL="pc105"\nXKBLAYOUT="us"\nXKBVARIANT="dvorak"\nXKBOPTIONS=""\n' >"$root/etc/default/keyboard"
+build -o "$tmp/dvorak.img" 2>"$tmp/dvorak.log" || { cat "$tmp/dvorak.log" >&2; fail "the build with us dvorak failed"; }
+listing "$tmp/dvorak.img" >"$tmp/dvorak.list"
+grep -q "^/usr/bin/loadkeys$" "$tmp/dvorak.list" && grep -q "^/etc/vconsole.conf$" "$tmp/dvorak.list" ||
+        fail "the us dvorak layout is not in the image"
 echo "PASS: test-foyer-keymap"
