@@ -33,6 +33,7 @@ for f in init etc/initrd-release etc/os-release etc/passwd etc/group etc/shadow 
          etc/machine-id usr/lib/systemd/system/initrd.target usr/lib/systemd/system/initrd-switch-root.service \
          usr/lib/systemd/system/initrd-parse-etc.service.d/10-foyer.conf \
          usr/lib/systemd/system/emergency.service.d/10-foyer.conf \
+         usr/lib/systemd/system/systemd-udevd.service.d/10-foyer.conf \
          usr/lib/udev/rules.d/99-systemd.rules "usr/lib/modules/$kver/modules.dep.bin"; do
         [ -e "$tmp/root/$f" ] || fail "missing /$f"
 done

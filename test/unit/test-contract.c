@@ -129,6 +129,7 @@ TEST(units_carry_the_contract) {
                 { "emergency.target.d/10-foyer-failure-report.conf", "Wants=" FOYER_FAILURE_REPORT_SERVICE },
                 { "initrd-parse-etc.service.d/10-foyer.conf",
                   "ExecStart=@" FOYER_ROOT_GENERATOR_PATH " " FOYER_SYSROOT_FSTAB_CHECK },
+                { "systemd-udevd.service.d/10-foyer.conf", "SystemCallArchitectures=native" },
         };
 
         for (size_t i = 0; i < ELEMENTSOF(want); i++) {
