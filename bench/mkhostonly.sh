@@ -27,7 +27,8 @@ rm -f "$t/etc/systemd/system/multi-user.target.wants/foyer-report.service"
 
 mkdir -p "$t/usr/lib/modules"
 cp -a "/usr/lib/modules/$kver" "$t/usr/lib/modules/"
-DESTDIR=$t meson install -C "$builddir" --no-rebuild --quiet >/dev/null
+# Stripped, as bench_stage (bench/lib.sh) and a package install foyer's programs.
+DESTDIR=$t meson install -C "$builddir" --no-rebuild --quiet --strip >/dev/null
 (cd "$work/debs" && apt-get download -q dracut-core cpio kmod kpartx >/dev/null)
 cp "$work"/debs/*.deb "$t/tmp/"
 chroot "$t" sh -c 'dpkg --force-depends -i /tmp/*.deb >/dev/null && rm -f /tmp/*.deb'
