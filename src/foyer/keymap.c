@@ -242,7 +242,7 @@ static char *fd_find_line(int fd, const char *what) {
         _cleanup_free_ char *text = NULL;
         const char *hit, *start, *end;
 
-        if (lseek(fd, 0, SEEK_SET) < 0 || read_full_fd(fd, &text, NULL) < 0)
+        if (read_full_fd_from_start(fd, &text, NULL) < 0)
                 return NULL;
         hit = strstr(text, what);
         if (!hit)
@@ -305,9 +305,7 @@ int keymap_compile(const KeymapSpec *s, char **ret_text, char **ret_reason) {
                 *ret_reason = unknown ? TAKE_PTR(unknown) : strdup("ckbcomp failed");
                 return -EINVAL;
         }
-        if (lseek(out, 0, SEEK_SET) < 0)
-                return log_error_errno(errno, "Failed to read ckbcomp's output: %m");
-        r = read_full_fd(out, &text, &size);
+        r = read_full_fd_from_start(out, &text, &size);
         if (r < 0)
                 return log_error_errno(r, "Failed to read ckbcomp's output: %m");
         if (size == 0 || !strstr(text, "keycode")) {

@@ -146,9 +146,7 @@ static int write_public_key(const char *path) {
         r = run_dropbearkey(argv, fd);
         if (r < 0)
                 return r;
-        if (lseek(fd, 0, SEEK_SET) < 0)
-                return log_error_errno(errno, "Failed to read dropbearkey's output: %m");
-        r = read_full_fd(fd, &text, NULL);
+        r = read_full_fd_from_start(fd, &text, NULL);
         if (r < 0)
                 return log_error_errno(r, "Failed to read dropbearkey's output: %m");
         p = strstr(text, "\nssh-") ?: strstr(text, "\necdsa-");

@@ -62,9 +62,7 @@ static int run_tool(const char *tool, char **argv, int *ret_status, char **ret_t
         r = spawn_and_wait(tool, argv, &(SpawnOptions) { .stdout_fd = out }, ret_status);
         if (r < 0)
                 return log_error_errno(r, "Failed to run %s: %m", tool);
-        if (lseek(out, 0, SEEK_SET) < 0)
-                return log_error_errno(errno, "Failed to read the output of %s: %m", tool);
-        r = read_full_fd(out, ret_text, ret_size);
+        r = read_full_fd_from_start(out, ret_text, ret_size);
         if (r < 0)
                 return log_error_errno(r, "Failed to read the output of %s: %m", tool);
         return 0;

@@ -192,9 +192,7 @@ static int find_os_release(const char *root, char **ret) {
 static int read_memfd(int fd, const char *what, Blob *ret) {
         int r;
 
-        if (lseek(fd, 0, SEEK_SET) < 0)
-                return log_error_errno(errno, "Failed to read %s: %m", what);
-        r = read_full_fd(fd, &ret->data, &ret->size);
+        r = read_full_fd_from_start(fd, &ret->data, &ret->size);
         if (r < 0)
                 return log_error_errno(r, "Failed to read %s: %m", what);
         return 0;

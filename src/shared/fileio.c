@@ -62,6 +62,15 @@ int read_full_fd(int fd, char **ret, size_t *ret_size) {
         return 0;
 }
 
+int read_full_fd_from_start(int fd, char **ret, size_t *ret_size) {
+        assert(fd >= 0);
+        assert(ret);
+
+        if (lseek(fd, 0, SEEK_SET) < 0)
+                return negative_errno();
+        return read_full_fd(fd, ret, ret_size);
+}
+
 int fflush_and_check(FILE *f) {
         errno = 0;
         fflush(f);

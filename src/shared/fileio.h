@@ -13,6 +13,8 @@
 int read_full_file(const char *path, char **ret, size_t *ret_size);
 /* The same from an open file, from its current offset on. */
 int read_full_fd(int fd, char **ret, size_t *ret_size);
+/* The same from the start of a seekable file: what a child wrote to the memfd given as its stdout. */
+int read_full_fd_from_start(int fd, char **ret, size_t *ret_size);
 /* Flushes f and reports any earlier write error as a negative errno. */
 int fflush_and_check(FILE *f);
 /* The three atomic writers differ on purpose and are not merged:
