@@ -57,12 +57,12 @@ static int add_terminfo(Manifest *m) {
  * still boots; the units that run them are then skipped by their conditions. */
 static int add_explain(Manifest *m) {
         return plan_add_helper(m, FOYER_EXPLAIN_PATH, "foyer-explain (foyer-failure-report.service)",
-                          "failed boots will not be explained on the console");
+                               "failed boots will not be explained on the console");
 }
 
 static int add_timeline(Manifest *m) {
         return plan_add_helper(m, FOYER_TIMELINE_EXE_PATH, "foyer-timeline (the boot timeline's units)",
-                          "the boot will leave no timeline");
+                               "the boot will leave no timeline");
 }
 
 /* Leaving the emergency shell runs "systemctl default", which isolates default.target; PID 1 boots
