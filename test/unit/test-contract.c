@@ -75,15 +75,21 @@ TEST(meson_reads_the_header_as_c_does) {
         }
 }
 
+/* The build's own files in units/: each directory's meson.build and the file they link to. */
+static bool is_meson_file(const char *path) {
+        const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+
+        return streq(base, "meson.build") || endswith(base, ".meson");
+}
+
 TEST(built_tree_is_the_source_tree) {
         _cleanup_strv_free_ char **src = list_tree(UNIT_SOURCE_DIR), **built = list_tree(UNIT_BUILD_DIR);
         _cleanup_strv_free_ char **want = NULL;
 
         STRV_FOREACH(f, src) {
-                const char *base = strrchr(*f, '/') ? strrchr(*f, '/') + 1 : *f;
                 size_t n = strlen(*f);
 
-                if (streq(base, "meson.build"))
+                if (is_meson_file(*f))
                         continue;
                 ASSERT_OK(endswith(*f, ".in") ? strv_consume(&want, strndup(*f, n - 3)) : strv_extend(&want, *f));
         }
@@ -178,7 +184,7 @@ TEST(source_units_use_placeholders) {
         _cleanup_strv_free_ char **src = list_tree(UNIT_SOURCE_DIR);
 
         STRV_FOREACH(f, src) {
-                if (endswith(*f, "meson.build"))
+                if (is_meson_file(*f))
                         continue;
                 _cleanup_free_ char *text = read_unit(UNIT_SOURCE_DIR, *f);
                 const ContractValue *longest = NULL;
