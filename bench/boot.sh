@@ -11,8 +11,11 @@
 #   - dracut:          the suite's dracut's systemd initrd, dracut --no-hostonly (bench/lib.sh);
 #   - dracut-hostonly: dracut --hostonly, made in the same VM as foyer's;
 #   - floor:           a busybox /init that loads virtio and ext4 and switch_roots (bench/mkfloor.sh),
-#                      the least an initrd can do here.
-# The host-only images and the floor are made for the host's suite and the ext4 case only. Cases are
+#                      the least an initrd can do here;
+#   - systemd-floor, udev-floor: foyer's host-only image with its generators masked and booted into
+#                      one service instead of initrd.target (bench/mkfloor-systemd.sh): the least a
+#                      systemd initrd does here, without and with udev finding the disk.
+# The host-only images and the floors are made for the host's suite and the ext4 case only. Cases are
 # recipes of test/vm/mkdisk.sh: ext4 (a bare ext4 root) and lvm-on-luks (LVM inside LUKS2, root and
 # /usr on LVs; the passphrase is typed a second after the prompt shows, the same wait for each).
 # The boots go round-robin over the images, RUNS times (default 3). From the kernel's console
@@ -76,7 +79,7 @@ measure() {
 median() { sort -g | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 mib() { awk -v s="$(stat -c %s "$1")" 'BEGIN { printf "%.1f", s / 1048576 }'; }
 
-declare -A image kernel root inits reals
+declare -A image kernel root inits reals append
 for suite in "${suites[@]}"; do
         bench_suite "$suite"
         echo "building images of $suite (kernel $bench_kver, systemd $(bench_systemd_version)) ..."
@@ -104,6 +107,12 @@ for suite in "${suites[@]}"; do
                         mv "$out/dracut-hostonly.img" "$out/dracut-hostonly-$suite.img"
                         image[$suite/foyer-hostonly]=$out/foyer-hostonly-$suite.img
                         image[$suite/dracut-hostonly]=$out/dracut-hostonly-$suite.img
+                        bench/mkfloor-systemd.sh "$bench_stage_dir/usr/bin/foyer" "$out/foyer-hostonly-$suite.img" "$out"
+                        for n in systemd-floor udev-floor; do
+                                mv "$out/$n.img" "$out/$n-$suite.img"
+                                image[$suite/$n]=$out/$n-$suite.img
+                                append[$suite/$n]=rd.systemd.unit=floor.target
+                        done
                 else
                         echo "bench: the host-only images could not be made (see $out/hostonly-work)" >&2
                 fi
@@ -111,7 +120,7 @@ for suite in "${suites[@]}"; do
 done
 initrds() {     # SUITE CASE: the images that can boot it
         local n
-        for n in foyer foyer-hostonly dracut dracut-hostonly floor; do
+        for n in foyer foyer-hostonly dracut dracut-hostonly floor systemd-floor udev-floor; do
                 [[ -n ${image[$1/$n]:-} ]] || continue
                 [[ $2 == ext4 || $n == foyer || $n == dracut ]] || continue
                 echo "$n"
@@ -129,6 +138,7 @@ for suite in "${suites[@]}"; do
                                 log=$out/$suite-$c-$n-$r.log
                                 if ! "${slot[@]}" "$builddir/test/vm/vm-run" --smp "${FOYER_VM_SMP:-2}" \
                                         --kernel "${kernel[$suite]}" --initrd "${image[$suite/$n]}" "${drives[@]}" \
+                                        ${append[$suite/$n]:+--append "${append[$suite/$n]}"} \
                                         --log "$log" "$out/$c.scenario" >/dev/null 2>"$log.err"; then
                                         echo "$suite, $c, $n: boot failed, see $log and $log.err"
                                         continue
@@ -179,6 +189,10 @@ for suite in "${suites[@]}"; do
                 ratio "foyer-hostonly / floor, kernel start to real systemd" "${med_real[$suite/$c/foyer-hostonly]:-}" \
                         "${med_real[$suite/$c/floor]:-}" 1.5
                 ratio "foyer / floor, kernel start to real systemd" "${med_real[$suite/$c/foyer]:-}" \
+                        "${med_real[$suite/$c/floor]:-}"
+                ratio "systemd-floor / floor, kernel start to real systemd" "${med_real[$suite/$c/systemd-floor]:-}" \
+                        "${med_real[$suite/$c/floor]:-}"
+                ratio "udev-floor / floor, kernel start to real systemd" "${med_real[$suite/$c/udev-floor]:-}" \
                         "${med_real[$suite/$c/floor]:-}"
         done
 done

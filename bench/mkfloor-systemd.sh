@@ -1,0 +1,75 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# bench/mkfloor-systemd.sh FOYER IMAGE OUTDIR: the least a systemd initrd does here, as two images
+# made from foyer's host-only IMAGE (same kernel modules, same libraries, same size to unpack), for
+# bench/boot.sh:
+#   OUTDIR/systemd-floor.img  systemd as PID 1 and one service: modprobe virtio and ext4, mount
+#                             /dev/vda, systemctl switch-root;
+#   OUTDIR/udev-floor.img     systemd as PID 1, udevd with its coldplug trigger, and one service
+#                             that waits for udev's dev-vda.device, mounts it and switches root.
+# Neither runs a generator (all of IMAGE's are masked), journald, fsck, foyer's units or the stock
+# initrd units: they are booted with rd.systemd.unit=floor.target, which replaces initrd.target.
+# They cannot boot anything but the bench's disk; they show what is left for everything else a real
+# initrd does (docs/performance.md). FOYER is the foyer binary that lists IMAGE's generators.
+set -euo pipefail
+
+foyer=${1:?usage: mkfloor-systemd.sh FOYER IMAGE OUTDIR}
+image=${2:?usage: mkfloor-systemd.sh FOYER IMAGE OUTDIR}
+outdir=${3:?usage: mkfloor-systemd.sh FOYER IMAGE OUTDIR}
+
+t=$(mktemp -d)
+trap 'rm -rf "$t"' EXIT
+
+# overlay NAME SERVICE-BODY: OUTDIR/NAME.img, IMAGE with an archive appended that masks every
+# generator and adds floor.target and floor.service (the kernel unpacks an appended archive over the
+# ones before it).
+overlay() {
+        local name=$1 service=$2 o=$t/$1 g
+        mkdir -p "$o/etc/systemd/system" "$o/etc/systemd/system-generators"
+        "$foyer" ls "$image" 2>/dev/null | awk '{ print $NF }' |
+                grep -E '^usr/lib/systemd/system-generators/[^/]+$' | while read -r g; do
+                ln -s /dev/null "$o/etc/systemd/system-generators/${g##*/}"
+        done
+        [[ -n $(ls "$o/etc/systemd/system-generators") ]] || {
+                echo "mkfloor-systemd: no generators found in $image" >&2
+                return 1
+        }
+        cat >"$o/etc/systemd/system/floor.target" <<-EOF
+	[Unit]
+	Description=The $name of the bench
+	AllowIsolate=yes
+	Requires=floor.service
+	After=floor.service
+	EOF
+        printf '%s\n' "$service" >"$o/etc/systemd/system/floor.service"
+        # IMAGE's udev rules start this as soon as udev finds an ext4; the floors leave it to mount.
+        ln -s /dev/null "$o/etc/systemd/system/foyer-fs-module@.service"
+        cp "$image" "$outdir/$name.img.tmp"
+        # The kernel reads an uncompressed archive only at a multiple of 4 bytes; it skips the zeros.
+        truncate -s %4 "$outdir/$name.img.tmp"
+        (cd "$o" && find . -mindepth 1 | LC_ALL=C sort | cpio --quiet -o -H newc -R 0:0) >>"$outdir/$name.img.tmp"
+        mv "$outdir/$name.img.tmp" "$outdir/$name.img"
+}
+
+overlay systemd-floor '[Unit]
+Description=Load the disk and file system drivers, mount the root, switch to it
+DefaultDependencies=no
+
+[Service]
+Type=oneshot
+ExecStart=/usr/sbin/modprobe -a virtio_pci virtio_blk ext4
+ExecStart=/usr/bin/mount -o rw /dev/vda /sysroot
+ExecStart=/usr/bin/systemctl --no-block switch-root /sysroot'
+
+overlay udev-floor '[Unit]
+Description=Mount the root udev found, switch to it
+DefaultDependencies=no
+Wants=systemd-udevd.service systemd-udev-trigger.service
+Requires=dev-vda.device
+After=dev-vda.device
+
+[Service]
+Type=oneshot
+ExecStart=/usr/bin/mount -o rw /dev/vda /sysroot
+ExecStart=/usr/bin/systemctl --no-block switch-root /sysroot'
