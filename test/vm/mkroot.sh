@@ -38,7 +38,9 @@ if [[ $suite == bookworm ]]; then
         hash=$(sha256sum "$0" | cut -c1-12)
         prefix=root
 else
-        hash=$( { sha256sum "$0"; echo "$suite"; } | sha256sum | cut -c1-12)
+        # The script's bytes, not its path: sha256sum FILE prints the path too, which differs
+        # between clones and between callers.
+        hash=$( { sha256sum <"$0"; echo "$suite"; } | sha256sum | cut -c1-12)
         prefix=tree-$suite
         # What the system needs to build its own initrd (as mktree.sh's trees; since trixie,
         # systemd-cryptsetup is a package of its own) and a UKI on its own stub, and less (not in
