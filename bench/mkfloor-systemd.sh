@@ -21,20 +21,24 @@ outdir=${3:?usage: mkfloor-systemd.sh FOYER IMAGE OUTDIR}
 t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
 
+# IMAGE's generators, listed once: both floors mask all of them. (Process substitution: a failed
+# foyer ls or no match ends in the message below, not in a silent exit.)
+mapfile -t generators < <("$foyer" ls "$image" 2>/dev/null | awk '{ print $NF }' |
+        grep -E '^usr/lib/systemd/system-generators/[^/]+$')
+((${#generators[@]} > 0)) || {
+        echo "mkfloor-systemd: no generators found in $image" >&2
+        exit 1
+}
+
 # overlay NAME SERVICE-BODY: OUTDIR/NAME.img, IMAGE with an archive appended that masks every
 # generator and adds floor.target and floor.service (the kernel unpacks an appended archive over the
 # ones before it).
 overlay() {
         local name=$1 service=$2 o=$t/$1 g
         mkdir -p "$o/etc/systemd/system" "$o/etc/systemd/system-generators"
-        "$foyer" ls "$image" 2>/dev/null | awk '{ print $NF }' |
-                grep -E '^usr/lib/systemd/system-generators/[^/]+$' | while read -r g; do
+        for g in "${generators[@]}"; do
                 ln -s /dev/null "$o/etc/systemd/system-generators/${g##*/}"
         done
-        [[ -n $(ls "$o/etc/systemd/system-generators") ]] || {
-                echo "mkfloor-systemd: no generators found in $image" >&2
-                return 1
-        }
         cat >"$o/etc/systemd/system/floor.target" <<-EOF
 	[Unit]
 	Description=The $name of the bench
