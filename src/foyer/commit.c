@@ -13,18 +13,6 @@
 #include "log.h"
 #include "util.h"
 
-static const char *file_type_name(mode_t mode) {
-        switch (mode & S_IFMT) {
-        case S_IFDIR:  return "a directory";
-        case S_IFCHR:  return "a character device";
-        case S_IFBLK:  return "a block device";
-        case S_IFIFO:  return "a FIFO";
-        case S_IFSOCK: return "a socket";
-        case S_IFLNK:  return "a symlink";
-        default:       return "not a regular file";
-        }
-}
-
 /* The directory the image is written into: it must take a new file. */
 static int check_output_dir(const char *output) {
         _cleanup_free_ char *dir = strchr(output, '/') ? path_dirname(output) : strdup(".");

@@ -11,14 +11,146 @@
 #include "macro.h"
 #include "strv.h"
 
+int fd_reopen(int fd, int flags) {
+        char proc[64];
+        int r;
+
+        assert(fd >= 0);
+
+        /* An O_PATH descriptor is opened for real through its magic link, which names exactly the
+         * inode it holds, whatever happened to the path since. */
+        snprintf(proc, sizeof(proc), "/proc/self/fd/%i", fd);
+        r = open(proc, flags | O_CLOEXEC);
+        return r < 0 ? negative_errno() : r;
+}
+
+static int check_regular(const struct stat *st) {
+        if (S_ISDIR(st->st_mode))
+                return -EISDIR;
+        if (S_ISLNK(st->st_mode))
+                return -ELOOP;
+        if (!S_ISREG(st->st_mode))
+                return -EBADFD;
+        return 0;
+}
+
+int fd_reopen_regular(int path_fd, struct stat *ret_st) {
+        struct stat st;
+        int fd, r;
+
+        assert(path_fd >= 0);
+
+        if (fstat(path_fd, &st) < 0)
+                return negative_errno();
+        r = check_regular(&st);
+        if (r < 0)
+                return r;
+        fd = fd_reopen(path_fd, O_RDONLY | O_NOCTTY);
+        if (fd < 0)
+                return fd;
+        if (ret_st)
+                *ret_st = st;
+        return fd;
+}
+
+/* Without /proc (a generator run in a chroot by a test) an O_PATH descriptor cannot be reopened: the
+ * file is then opened by name again, without blocking (a FIFO put there since returns at once), and
+ * kept only if it is the regular file the O_PATH descriptor holds. Takes fd (or a negative errno). */
+static int finish_open_by_name(int path_fd, int fd, struct stat *ret_st) {
+        _cleanup_close_ int f = fd;
+        struct stat a, b;
+        int flags, r;
+
+        if (f < 0)
+                return f;
+        if (fstat(path_fd, &a) < 0 || fstat(f, &b) < 0)
+                return negative_errno();
+        if (a.st_dev != b.st_dev || a.st_ino != b.st_ino)
+                return -ESTALE;
+        r = check_regular(&b);
+        if (r < 0)
+                return r;
+        flags = fcntl(f, F_GETFL);
+        if (flags < 0 || fcntl(f, F_SETFL, flags & ~O_NONBLOCK) < 0)
+                return negative_errno();
+        if (ret_st)
+                *ret_st = b;
+        return TAKE_FD(f);
+}
+
+int open_regular_at(int dir_fd, const char *path, int flags, struct stat *ret_st) {
+        _cleanup_close_ int path_fd = -EBADF;
+        int fd;
+
+        assert(path);
+        assert((flags & ~O_NOFOLLOW) == 0);
+
+        path_fd = openat(dir_fd, path, O_PATH | O_CLOEXEC | flags);
+        if (path_fd < 0)
+                return negative_errno();
+        fd = fd_reopen_regular(path_fd, ret_st);
+        if (fd != -ENOENT)
+                return fd;
+        fd = openat(dir_fd, path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | flags);
+        return finish_open_by_name(path_fd, fd < 0 ? negative_errno() : fd, ret_st);
+}
+
+int open_regular_in_root(const char *root, const char *path, int flags, struct stat *ret_st) {
+        _cleanup_close_ int path_fd = -EBADF, root_fd = -EBADF;
+        int fd, r;
+
+        assert(path);
+
+        r = open_in_root(root, path, flags, &path_fd);
+        if (r < 0)
+                return r;
+        fd = fd_reopen_regular(path_fd, ret_st);
+        if (fd != -ENOENT)
+                return fd;
+        if (isempty(root) || streq(root, "/")) {
+                fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | flags);
+                if (fd < 0)
+                        fd = negative_errno();
+        } else {
+                root_fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+                fd = root_fd < 0 ? negative_errno() :
+                        openat_in_root_flags(root_fd, path, O_RDONLY | O_NONBLOCK | O_NOCTTY | flags);
+        }
+        return finish_open_by_name(path_fd, fd, ret_st);
+}
+
+const char *file_type_name(mode_t mode) {
+        switch (mode & S_IFMT) {
+        case S_IFREG:  return "a regular file";
+        case S_IFDIR:  return "a directory";
+        case S_IFLNK:  return "a symlink";
+        case S_IFIFO:  return "a FIFO";
+        case S_IFSOCK: return "a socket";
+        case S_IFCHR:  return "a character device";
+        case S_IFBLK:  return "a block device";
+        default:       return "not a regular file";
+        }
+}
+
 int read_full_file(const char *path, char **ret, size_t *ret_size) {
         _cleanup_close_ int fd = -EBADF;
 
         assert(path);
 
-        fd = open(path, O_RDONLY | O_CLOEXEC);
+        fd = open_regular_at(AT_FDCWD, path, 0, NULL);
         if (fd < 0)
-                return negative_errno();
+                return fd;
+        return read_full_fd(fd, ret, ret_size);
+}
+
+int read_full_file_in_root(const char *root, const char *path, char **ret, size_t *ret_size) {
+        _cleanup_close_ int fd = -EBADF;
+
+        assert(path);
+
+        fd = open_regular_in_root(root, path, 0, NULL);
+        if (fd < 0)
+                return fd;
         return read_full_fd(fd, ret, ret_size);
 }
 

@@ -4,13 +4,35 @@
 /* File helpers with negative-errno returns. */
 
 #include <stdio.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
-#include "path-util.h" /* mkdir_p(), mkdir_parents(), chase_below_root() */
+#include "path-util.h" /* mkdir_p(), mkdir_parents(), chase_below_root(), open_in_root() */
 
-/* Reads a whole file into a new NUL-terminated buffer (*ret_size excludes the NUL; may be NULL). The
- * buffer may hold NUL bytes of its own: binary callers use *ret_size, text callers the string. */
+/* Regular files only. What foyer reads is a regular file; anything else in its place is refused
+ * before it is opened for reading: a FIFO would block the open (a build that hangs forever), a
+ * device node may act on being opened or never end (/dev/zero). These return -EBADFD for such a
+ * file (file_type_name() names it in a message), -EISDIR for a directory, -ELOOP for a symlink not
+ * followed.
+ *
+ * Opens an O_PATH descriptor again for flags (O_RDONLY, ...), through /proc/self/fd. */
+int fd_reopen(int fd, int flags);
+/* Opens what path_fd (O_PATH) holds for reading if it is a regular file; *ret_st (may be NULL) gets
+ * its stat. Returns the new descriptor. */
+int fd_reopen_regular(int path_fd, struct stat *ret_st);
+/* The same for path relative to dir_fd (AT_FDCWD); flags may hold O_NOFOLLOW. */
+int open_regular_at(int dir_fd, const char *path, int flags, struct stat *ret_st);
+/* The same for path resolved inside root (open_in_root()). */
+int open_regular_in_root(const char *root, const char *path, int flags, struct stat *ret_st);
+/* "a FIFO", "a character device", ... for messages ("%s is %s"). */
+const char *file_type_name(mode_t mode);
+
+/* Reads a whole regular file into a new NUL-terminated buffer (*ret_size excludes the NUL; may be
+ * NULL). The buffer may hold NUL bytes of its own: binary callers use *ret_size, text callers the
+ * string. */
 int read_full_file(const char *path, char **ret, size_t *ret_size);
+/* The same for path inside root (a --root tree): see open_in_root(). */
+int read_full_file_in_root(const char *root, const char *path, char **ret, size_t *ret_size);
 /* The same from an open file, from its current offset on. */
 int read_full_fd(int fd, char **ret, size_t *ret_size);
 /* The same from the start of a seekable file: what a child wrote to the memfd given as its stdout. */

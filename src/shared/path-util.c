@@ -62,39 +62,65 @@ char *path_prefix_root(const char *root, const char *path) {
 }
 
 /* The kernel resolves the path, not foyer: openat2(RESOLVE_IN_ROOT) treats root as "/" for every
- * symlink and ".." on the way, exactly as after chroot(2), in one atomic walk. A resolver of our
- * own (like chase_below_root() in src/shared) would have to get every case right itself, and races
- * with changes to the tree between its readlink() calls. The manifest and libkmod want paths, not
- * fds, so the fd is turned back into the physical path it names; that path holds no symlink below
- * root, so opening it on the host reaches the same file. */
-int path_in_root(const char *root, const char *path, bool nofollow, char **ret) {
-        _cleanup_close_ int root_fd = -EBADF, fd = -EBADF;
+ * symlink and ".." on the way, exactly as after chroot(2), in one atomic walk (it fails with EAGAIN
+ * rather than let a concurrent rename move the walk out of root). A resolver of our own would have
+ * to get every case right itself, and would race with changes to the tree between its readlink()
+ * calls. */
+int open_in_root(const char *root, const char *path, int flags, int *ret_fd) {
+        _cleanup_close_ int root_fd = -EBADF;
+        int fd;
+
+        assert(path);
+        assert(ret_fd);
+        assert((flags & ~(O_NOFOLLOW | O_DIRECTORY)) == 0);
+
+        /* On the host, the kernel's own resolution is already the right one. */
+        if (isempty(root) || streq(root, "/"))
+                fd = open(path, O_PATH | O_CLOEXEC | flags);
+        else {
+                root_fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+                if (root_fd < 0)
+                        return negative_errno();
+                fd = openat_in_root(root_fd, path, flags);
+                if (fd < 0)
+                        return fd;
+        }
+        if (fd < 0)
+                return negative_errno();
+        *ret_fd = fd;
+        return 0;
+}
+
+int openat_in_root(int root_fd, const char *path, int flags) {
+        assert((flags & ~(O_NOFOLLOW | O_DIRECTORY)) == 0);
+        return openat_in_root_flags(root_fd, path, O_PATH | flags);
+}
+
+int openat_in_root_flags(int root_fd, const char *path, int flags) {
         struct open_how how = {
-                .flags = O_PATH | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0),
+                .flags = O_CLOEXEC | flags,
                 .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
         };
+        int fd;
+
+        assert(root_fd >= 0);
+        assert(path);
+
+        /* EAGAIN: a rename in the tree raced with the walk; the kernel asks for a retry. */
+        for (unsigned attempt = 0; attempt < 16; attempt++) {
+                fd = (int) syscall(SYS_openat2, root_fd, path, &how, sizeof(how));
+                if (fd >= 0 || errno != EAGAIN)
+                        break;
+        }
+        return fd < 0 ? negative_errno() : fd;
+}
+
+int fd_get_path(int fd, char **ret) {
         char proc[64], buf[PATH_MAX];
         ssize_t n;
 
-        assert(path);
+        assert(fd >= 0);
         assert(ret);
-
-        /* On the host, the kernel's own resolution is already the right one. */
-        if (isempty(root) || streq(root, "/")) {
-                char *r = strdup(path);
-
-                if (!r)
-                        return -ENOMEM;
-                *ret = r;
-                return 0;
-        }
-
-        root_fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-        if (root_fd < 0)
-                return negative_errno();
-        fd = (int) syscall(SYS_openat2, root_fd, path, &how, sizeof(how));
-        if (fd < 0)
-                return negative_errno();
 
         snprintf(proc, sizeof(proc), "/proc/self/fd/%i", fd);
         n = readlink(proc, buf, sizeof(buf) - 1);
@@ -108,6 +134,100 @@ int path_in_root(const char *root, const char *path, bool nofollow, char **ret) 
         if (!r)
                 return -ENOMEM;
         *ret = r;
+        return 0;
+}
+
+/* The manifest and libkmod want paths, not fds, so the fd is turned back into the physical path it
+ * names; that path holds no symlink below root, so opening it on the host reaches the same file as
+ * long as nobody changes the tree: what is read from it later is opened again with
+ * RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS (openat_beneath()) and checked to be the file resolved here. */
+int path_in_root(const char *root, const char *path, bool nofollow, char **ret) {
+        _cleanup_close_ int fd = -EBADF;
+        int r;
+
+        assert(path);
+        assert(ret);
+
+        if (isempty(root) || streq(root, "/")) {
+                char *p = strdup(path);
+
+                if (!p)
+                        return -ENOMEM;
+                *ret = p;
+                return 0;
+        }
+
+        r = open_in_root(root, path, nofollow ? O_NOFOLLOW : 0, &fd);
+        if (r < 0)
+                return r;
+        return fd_get_path(fd, ret);
+}
+
+int openat_beneath(int dir_fd, const char *path, int flags) {
+        struct open_how how = {
+                /* Not O_NOFOLLOW: with O_PATH it would return a final symlink itself rather than
+                 * fail on it as RESOLVE_NO_SYMLINKS does everywhere else. */
+                .flags = O_PATH | O_CLOEXEC | flags,
+                .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+        };
+        int fd;
+
+        assert(dir_fd >= 0);
+        assert(path);
+        assert((flags & ~O_DIRECTORY) == 0);
+
+        fd = (int) syscall(SYS_openat2, dir_fd, path, &how, sizeof(how));
+        return fd < 0 ? negative_errno() : fd;
+}
+
+int mkdir_in_root(const char *root, const char *path, mode_t mode, int *ret_fd) {
+        _cleanup_close_ int root_fd = -EBADF, parent_fd = -EBADF;
+        _cleanup_free_ char *walked = strdup("");
+        const char *p = path;
+
+        assert(root);
+        assert(path);
+        assert(ret_fd);
+
+        if (!walked)
+                return -ENOMEM;
+        root_fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (root_fd < 0)
+                return negative_errno();
+        parent_fd = fcntl(root_fd, F_DUPFD_CLOEXEC, 3);
+        if (parent_fd < 0)
+                return negative_errno();
+
+        /* Component by component, each one resolved from root again, so that a symlink or ".."
+         * anywhere on the way stays inside root; a missing one is made in the directory resolved
+         * before it (mkdirat() does not follow a symlink in the last component). */
+        for (;;) {
+                _cleanup_free_ char *comp = NULL;
+                size_t l;
+                int fd;
+
+                p += strspn(p, "/");
+                if (*p == 0)
+                        break;
+                l = strcspn(p, "/");
+                comp = strndup(p, l);
+                p += l;
+                if (!comp || strextend_with_separator(&walked, "", "/") < 0 ||
+                    strextend_with_separator(&walked, "", comp) < 0)
+                        return -ENOMEM;
+
+                fd = openat_in_root(root_fd, walked, O_DIRECTORY);
+                if (fd == -ENOENT && !streq(comp, "..") && !streq(comp, ".")) {
+                        if (mkdirat(parent_fd, comp, mode) < 0 && errno != EEXIST)
+                                return negative_errno();
+                        fd = openat_in_root(root_fd, walked, O_DIRECTORY);
+                }
+                if (fd < 0)
+                        return fd;
+                close(parent_fd);
+                parent_fd = fd;
+        }
+        *ret_fd = TAKE_FD(parent_fd);
         return 0;
 }
 
@@ -253,8 +373,12 @@ int chase_below_root(const char *path, const char *root, char **ret) {
                         if (strextend_with_separator(&done, "", "/") < 0 ||
                             strextend_with_separator(&done, "", comp) < 0)
                                 return -ENOMEM;
-                        /* Missing: like systemd's CHASE_NONEXISTENT, the rest is taken verbatim. */
+                        /* Missing: like systemd's CHASE_NONEXISTENT, the rest is taken verbatim, but
+                         * not a ".." in it: nothing below a missing directory can be checked, and
+                         * "missing/../../x" would climb out of root (as systemd, -EBADSLT). */
                         if (errno != EINVAL) {
+                                if (!path_is_safe(todo))
+                                        return -EBADSLT;
                                 if (strextend_with_separator(&done, "", todo) < 0)
                                         return -ENOMEM;
                                 break;
