@@ -148,5 +148,8 @@ static int cmp_str(const void *a, const void *b) {
 }
 
 void strv_sort(char **l) {
+        /* qsort()'s base is declared nonnull even for no elements (UBSan stops on it). */
+        if (!l)
+                return;
         qsort(l, strv_length(l), sizeof(char *), cmp_str);
 }
