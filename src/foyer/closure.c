@@ -244,7 +244,7 @@ static int check_rules(Manifest *m, unsigned *n_errors) {
                 if (!e)
                         continue;
                 if (e->type == ENTRY_FILE) {
-                        r = read_full_file(e->source, &text, NULL);
+                        r = manifest_read_source(m, e, &text, NULL);
                         if (r < 0)
                                 return log_error_errno(r, "Failed to read %s: %m", e->source);
                 } else if (e->type == ENTRY_DATA) {
@@ -294,7 +294,7 @@ static int check_libraries(Manifest *m, unsigned *n_errors) {
 
                 if (e->type != ENTRY_FILE || !(e->mode & 0111 || strstr(e->path, ".so")))
                         continue;
-                r = elf_file_read(e->source, &f);
+                r = elf_file_read_entry(m, e, &f);
                 if (r == -ENOEXEC)
                         continue;
                 if (r < 0)
@@ -323,7 +323,7 @@ static int check_version_need(Manifest *m, const Entry *prog, const ElfVersionNe
         e = library_in_image(m, need->file);
         if (!e || e->type != ENTRY_FILE)
                 return 0;       /* check_libraries() names the missing library */
-        r = elf_file_read(e->source, &lib);
+        r = elf_file_read_entry(m, e, &lib);
         if (r < 0)
                 return log_error_errno(r, "Failed to parse ELF file %s: %m", e->source);
         if (!lib->has_version_defs) {
@@ -370,7 +370,7 @@ static int check_host_built(Manifest *m, unsigned *n_errors) {
 
                 if (e->type != ENTRY_FILE || !e->host_built)
                         continue;
-                r = elf_file_read(e->source, &f);
+                r = elf_file_read_entry(m, e, &f);
                 if (r == -ENOEXEC)
                         continue;
                 if (r < 0)

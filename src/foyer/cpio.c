@@ -180,6 +180,7 @@ static int link_group_cmp(const void *a, const void *b) {
 
 typedef struct EmitState {
         CpioWriter *w;
+        Manifest *m;
         void *groups;
 } EmitState;
 
@@ -240,9 +241,10 @@ static int emit_entry(Entry *e, void *userdata) {
                         break;
                 }
 
-                fd = open(e->source, O_RDONLY | O_CLOEXEC);
+                /* The file planned, not whatever has its name now (logged). */
+                fd = manifest_open_source(s->m, e);
                 if (fd < 0)
-                        return log_error_errno(errno, "Failed to open %s (for %s): %m", e->source, e->reason);
+                        return fd;
                 if (fstat(fd, &st) < 0)
                         return log_error_errno(errno, "Failed to stat %s: %m", e->source);
                 r = cpio_write_file(s->w, e->path, e->mode, g->cpio_ino, g->nlink, fd, NULL, st.st_size);
@@ -259,7 +261,7 @@ static int emit_entry(Entry *e, void *userdata) {
 }
 
 int cpio_write_manifest(CpioWriter *w, Manifest *m) {
-        EmitState s = { .w = w };
+        EmitState s = { .w = w, .m = m };
         int r;
 
         r = manifest_foreach_sorted(m, count_link, &s);

@@ -12,6 +12,7 @@
 #include "elf-dlopen.h"
 #include "elf-version.h"
 #include "macro.h"
+#include "manifest.h"
 
 typedef struct ElfFile {
         uint16_t machine;
@@ -33,6 +34,10 @@ typedef struct ElfFile {
  * file without dynamic linking information (relocatable objects such as kernel modules);
  * -EBADMSG if it is ELF but malformed, or a .note.dlopen is not the documented JSON. Release with elf_file_free(). */
 int elf_file_read(const char *path, ElfFile **ret);
+/* The same from an open file. */
+int elf_file_read_fd(int fd, ElfFile **ret);
+/* The same for a manifest entry's source, opened by manifest_open_source() (the file planned). */
+int elf_file_read_entry(Manifest *m, const Entry *e, ElfFile **ret);
 /* The same on a file's bytes in memory, at any alignment. A file with a second PT_INTERP, DT_RPATH,
  * DT_RUNPATH, DT_VERNEED or DT_VERDEF, a version table without its count, or with an offset or size
  * that points outside data, is malformed (-EBADMSG). */

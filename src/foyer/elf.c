@@ -379,19 +379,15 @@ int elf_file_parse(const uint8_t *data, size_t size, ElfFile **ret) {
         return 0;
 }
 
-int elf_file_read(const char *path, ElfFile **ret) {
-        _cleanup_close_ int fd = -EBADF;
+int elf_file_read_fd(int fd, ElfFile **ret) {
         unsigned char ident[EI_NIDENT + 4];
         struct stat st;
         void *map;
         int r;
 
-        assert(path);
+        assert(fd >= 0);
         assert(ret);
 
-        fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-                return negative_errno();
         /* Most files the resolver looks at are not ELF: decide that without mapping them. */
         r = read_ident(fd, ident);
         if (r < 0)
@@ -407,6 +403,31 @@ int elf_file_read(const char *path, ElfFile **ret) {
         r = elf_file_parse(map, st.st_size, ret);
         munmap(map, st.st_size);
         return r;
+}
+
+int elf_file_read(const char *path, ElfFile **ret) {
+        _cleanup_close_ int fd = -EBADF;
+
+        assert(path);
+        assert(ret);
+
+        fd = open_regular_at(AT_FDCWD, path, 0, NULL);
+        if (fd < 0)
+                return fd;
+        return elf_file_read_fd(fd, ret);
+}
+
+int elf_file_read_entry(Manifest *m, const Entry *e, ElfFile **ret) {
+        _cleanup_close_ int fd = -EBADF;
+
+        assert(m);
+        assert(e);
+        assert(ret);
+
+        fd = manifest_open_source(m, e);
+        if (fd < 0)
+                return fd;
+        return elf_file_read_fd(fd, ret);
 }
 
 static int add_search_dir(char ***l, const char *dir) {
@@ -430,12 +451,7 @@ static int parse_ld_so_conf(const char *root, const char *path, char ***l, unsig
         if (depth > 8)
                 return 0;
 
-        r = path_in_root(root, path, false, &full);
-        if (r == -ENOENT)
-                return 0;
-        if (r < 0)
-                return r;
-        r = read_full_file(full, &text, NULL);
+        r = read_full_file_in_root(root, path, &text, NULL);
         if (r == -ENOENT)
                 return 0;
         if (r < 0)
@@ -546,12 +562,10 @@ static int candidate_matches(const char *root, const char *image_path, uint16_t 
         Elf64_Half m;
         int r;
 
-        r = path_in_root(root, image_path, false, &full);
-        if (r == -ENOMEM)
-                return r;
-        if (r < 0)
-                return 0;
-        fd = open(full, O_RDONLY | O_CLOEXEC);
+        /* A FIFO or a device node at a library's name is not a candidate (and is not opened). */
+        fd = open_regular_in_root(root, image_path, 0, NULL);
+        if (fd == -ENOMEM)
+                return fd;
         if (fd < 0)
                 return 0;
         r = read_ident(fd, ident);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 #include <assert.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <search.h>
 #include <sys/stat.h>
@@ -26,17 +27,25 @@ static Entry *entry_free(Entry *e) {
 }
 
 int manifest_new(const char *root, Manifest **ret) {
-        Manifest *m;
+        _cleanup_(manifest_freep) Manifest *m = NULL;
+        int r;
 
         m = calloc(1, sizeof(Manifest));
         if (!m)
                 return -ENOMEM;
+        m->root_fd = -EBADF;
         m->root = strdup(isempty(root) ? "/" : root);
-        if (!m->root) {
-                free(m);
+        if (!m->root)
                 return -ENOMEM;
+        if (!streq(m->root, "/")) {
+                m->root_fd = open(m->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+                if (m->root_fd < 0)
+                        return negative_errno();
+                r = fd_get_path(m->root_fd, &m->root_path);
+                if (r < 0)
+                        return r;
         }
-        *ret = m;
+        *ret = TAKE_PTR(m);
         return 0;
 }
 
@@ -51,6 +60,9 @@ Manifest *manifest_free(Manifest *m) {
                 entry_free(m->entries[i]);
         free(m->entries);
         free(m->root);
+        free(m->root_path);
+        if (m->root_fd >= 0)
+                close(m->root_fd);
         free(m);
         return NULL;
 }
@@ -210,28 +222,90 @@ int manifest_add_data(Manifest *m, const char *path, uint32_t mode, const void *
         return manifest_insert(m, e);
 }
 
-int manifest_add_file(Manifest *m, const char *path, const char *source, const char *reason) {
-        struct stat st;
+/* An O_PATH descriptor of source: below the tree, opened from the tree with no symlink on the way
+ * (path_in_root() returned a path with none; if one is there now, the tree changed); elsewhere, a
+ * path the user or foyer named on the build host, opened as it is. */
+static int open_source_path(Manifest *m, const char *source) {
+        const char *rest = m->root_path ? startswith(source, m->root_path) : NULL;
+        int fd;
+
+        if (rest && *rest == '/')
+                return openat_beneath(m->root_fd, rest + 1, 0);
+        if (rest && *rest == 0)
+                return -EISDIR;
+        fd = open(source, O_PATH | O_CLOEXEC);
+        return fd < 0 ? negative_errno() : fd;
+}
+
+static int add_file_stat(Manifest *m, const char *path, const char *source, const struct stat *st,
+                         const char *reason) {
         Entry *e;
 
-        if (stat(source, &st) < 0)
-                return negative_errno();
-        if (!S_ISREG(st.st_mode))
-                return -EBADFD;
+        if (!S_ISREG(st->st_mode))
+                return log_error_errno(SYNTHETIC_ERRNO(EBADFD), "%s is %s, not a regular file: refusing to put it "
+                                       "in the image (as %s, for %s).", source, file_type_name(st->st_mode),
+                                       path, reason);
 
-        e = entry_new(path, ENTRY_FILE, st.st_mode, reason);
+        e = entry_new(path, ENTRY_FILE, st->st_mode, reason);
         if (!e)
                 return -ENOMEM;
         e->source = strdup(source);
-        e->source_dev = st.st_dev;
-        e->source_ino = st.st_ino;
-        e->size = st.st_size;
+        e->source_dev = st->st_dev;
+        e->source_ino = st->st_ino;
+        e->size = st->st_size;
         return manifest_insert(m, e);
+}
+
+int manifest_add_file(Manifest *m, const char *path, const char *source, const char *reason) {
+        _cleanup_close_ int fd = -EBADF;
+        struct stat st;
+
+        assert(m);
+        assert(path);
+        assert(source);
+
+        fd = open_source_path(m, source);
+        if (fd < 0)
+                return fd;
+        if (fstat(fd, &st) < 0)
+                return negative_errno();
+        return add_file_stat(m, path, source, &st, reason);
+}
+
+int manifest_open_source(Manifest *m, const Entry *e) {
+        _cleanup_close_ int path_fd = -EBADF;
+        struct stat st;
+        int fd;
+
+        assert(m);
+        assert(e);
+        assert(e->type == ENTRY_FILE);
+
+        path_fd = open_source_path(m, e->source);
+        if (path_fd >= 0 && fstat(path_fd, &st) < 0)
+                return negative_errno();
+        if (path_fd < 0 || st.st_dev != e->source_dev || st.st_ino != e->source_ino)
+                return log_error_errno(SYNTHETIC_ERRNO(ESTALE), "%s changed while the image was being built (%s): "
+                                       "it is no longer the file planned for %s; refusing to read it.",
+                                       e->source, path_fd < 0 ? strerror(-path_fd) : "another file", e->path);
+        fd = fd_reopen_regular(path_fd, NULL);
+        if (fd < 0)
+                return log_error_errno(fd, "Failed to open %s (for %s): %m", e->source, e->reason);
+        return fd;
+}
+
+int manifest_read_source(Manifest *m, const Entry *e, char **ret, size_t *ret_size) {
+        _cleanup_close_ int fd = manifest_open_source(m, e);
+
+        if (fd < 0)
+                return fd;
+        return read_full_fd(fd, ret, ret_size);
 }
 
 static int add_from_root_depth(Manifest *m, const char *path, const char *reason, unsigned depth,
                                char **ret_final) {
         _cleanup_free_ char *image_path = NULL, *source = NULL;
+        _cleanup_close_ int fd = -EBADF;
         struct stat st;
         int r;
 
@@ -242,12 +316,12 @@ static int add_from_root_depth(Manifest *m, const char *path, const char *reason
         if (!image_path)
                 return -ENOMEM;
         /* The directories on the way are resolved inside the root; a symlink at the end becomes an
-         * entry of its own. */
-        r = path_in_root(m->root, image_path, /* nofollow= */ true, &source);
+         * entry of its own. What is looked at is the object that walk found (its descriptor), not
+         * a path the tree could change in between. */
+        r = open_in_root(m->root, image_path, O_NOFOLLOW, &fd);
         if (r < 0)
                 return r;
-
-        if (lstat(source, &st) < 0)
+        if (fstat(fd, &st) < 0)
                 return negative_errno();
 
         if (S_ISLNK(st.st_mode)) {
@@ -255,7 +329,7 @@ static int add_from_root_depth(Manifest *m, const char *path, const char *reason
                 char target[PATH_MAX];
                 ssize_t n;
 
-                n = readlink(source, target, sizeof(target) - 1);
+                n = readlinkat(fd, "", target, sizeof(target) - 1);
                 if (n < 0)
                         return negative_errno();
                 target[n] = 0;
@@ -276,13 +350,13 @@ static int add_from_root_depth(Manifest *m, const char *path, const char *reason
                 return add_from_root_depth(m, resolved, reason, depth + 1, ret_final);
         }
 
+        r = fd_get_path(fd, &source);
+        if (r < 0)
+                return r;
         if (S_ISDIR(st.st_mode))
                 r = manifest_add_directory(m, image_path, st.st_mode, reason);
-        else if (S_ISREG(st.st_mode))
-                r = manifest_add_file(m, image_path, source, reason);
         else
-                return log_debug_errno(SYNTHETIC_ERRNO(EBADFD), "%s is neither file, directory nor symlink.",
-                                       source);
+                r = add_file_stat(m, image_path, source, &st, reason);
         if (r < 0)
                 return r;
 

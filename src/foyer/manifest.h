@@ -42,6 +42,8 @@ typedef struct Manifest {
         size_t n_entries, n_allocated;
         void *index;            /* tsearch() tree over paths */
         char *root;             /* source tree, "/" for the host */
+        int root_fd;            /* the tree (O_PATH), when it is not the host: -EBADF otherwise */
+        char *root_path;        /* its path with no symlink (what path_in_root() returns paths below) */
 } Manifest;
 
 /* Returns a new empty manifest reading from root (NULL means the host); release with
@@ -63,8 +65,18 @@ int manifest_add_data(Manifest *m, const char *path, uint32_t mode, const void *
                       const char *reason);
 int manifest_add_char_device(Manifest *m, const char *path, uint32_t mode, unsigned major, unsigned minor,
                              const char *reason);
-/* Adds a regular file copied from source (a path on the build host). */
+/* Adds a regular file copied from source: a path on the build host, or one below the tree that
+ * path_in_root() returned. A source below the tree is opened again from the tree with no symlink
+ * allowed on the way (a tree changed since it was resolved cannot make it a host file), and what is
+ * recorded is the identity of the file found so, which manifest_open_source() checks again when the
+ * bytes are read. -EBADFD (logged) when it is not a regular file. */
 int manifest_add_file(Manifest *m, const char *path, const char *source, const char *reason);
+/* Opens e's source (ENTRY_FILE) for reading as manifest_add_file() found it: from the tree with no
+ * symlink on the way, and only if it is still the same file (device and inode) it was when planned.
+ * -ESTALE (logged) when it is not: the tree changed during the build. Returns the descriptor. */
+int manifest_open_source(Manifest *m, const Entry *e);
+/* Reads the whole of e's source through manifest_open_source(). */
+int manifest_read_source(Manifest *m, const Entry *e, char **ret, size_t *ret_size);
 
 /* Adds the path as it exists in the source tree, following symlinks: each link becomes a
  * symlink entry and its target is added too. With ret_final, returns the image path of the

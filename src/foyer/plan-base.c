@@ -358,14 +358,20 @@ static int add_foyer_units(Manifest *m) {
 }
 
 
+typedef struct GroupScan {
+        Manifest *m;
+        char ***groups;
+} GroupScan;
+
 static int add_group_names_from_rule(Entry *e, void *userdata) {
-        char ***groups = userdata;
+        GroupScan *scan = userdata;
+        char ***groups = scan->groups;
         _cleanup_free_ char *text = NULL;
         int r;
 
         if (e->type != ENTRY_FILE || !startswith(e->path, RULESDIR "/") || !endswith(e->path, ".rules"))
                 return 0;
-        r = read_full_file(e->source, &text, NULL);
+        r = manifest_read_source(scan->m, e, &text, NULL);
         if (r < 0)
                 return log_error_errno(r, "Failed to read %s: %m", e->source);
 
@@ -387,7 +393,9 @@ static int add_group_names_from_rule(Entry *e, void *userdata) {
 
 /* Every udev rule in the image, whoever added it, may name a group. */
 static int add_group_names_from_rules(Manifest *m, char ***groups) {
-        return manifest_foreach_sorted(m, add_group_names_from_rule, groups);
+        GroupScan scan = { .m = m, .groups = groups };
+
+        return manifest_foreach_sorted(m, add_group_names_from_rule, &scan);
 }
 
 static int add_etc(Manifest *m, const BuildConfig *c, const Probe *p) {

@@ -265,7 +265,7 @@ static int add_p11_modules(Manifest *m, const ElfFile *cryptsetup, char * const 
                         r = plan_add_item(m, conf, NEED_OPTIONAL, "p11-kit module configuration");
                         if (r < 0)
                                 return r;
-                        if (read_full_file(src, &text, NULL) < 0)
+                        if (read_full_file_in_root(m->root, conf, &text, NULL) < 0)
                                 continue;
                         for (char *line = text, *next; line; line = next) {
                                 _cleanup_free_ char *path = NULL;
@@ -304,7 +304,7 @@ int plan_tokens(Manifest *m, const BuildConfig *c, const Probe *p) {
                 log_debug("No systemd-cryptsetup in the image, no token unlocking.");
                 return 0;
         }
-        r = elf_file_read(e->source, &cryptsetup);
+        r = elf_file_read_entry(m, e, &cryptsetup);
         if (r < 0)
                 return log_error_errno(r, "Failed to parse %s: %m", e->source);
         r = plan_token_asks(m, c, p, &a);

@@ -91,7 +91,7 @@ static int add_interpreter(Manifest *m, const Entry *who, const ElfFile *f) {
         if (!e || e->type != ENTRY_FILE)
                 return log_error_errno(SYNTHETIC_ERRNO(ENOEXEC), "Interpreter %s of %s is not a regular file.",
                                        f->interp, who->path);
-        r = elf_file_read(e->source, &interp);
+        r = elf_file_read_entry(m, e, &interp);
         if (r == -ENOEXEC || r == -EBADMSG || (r >= 0 && interp->machine != f->machine))
                 return log_error_errno(SYNTHETIC_ERRNO(ENOEXEC),
                                        "Interpreter %s of %s (%s) is not an ELF program for its machine.",
@@ -164,7 +164,7 @@ int resolve_libraries_skip(Manifest *m, char * const *search_path, ResolveFlags 
                 if (e->type != ENTRY_FILE || !(e->mode & 0111 || strstr(e->path, ".so")))
                         continue;
 
-                r = elf_file_read(e->source, &f);
+                r = elf_file_read_entry(m, e, &f);
                 if (r == -ENOEXEC)
                         continue;
                 if (r < 0)
