@@ -117,102 +117,195 @@ static int run_dropbearkey(char **argv, int stdout_fd) {
         return 0;
 }
 
-static int write_text(const char *tmp, const char *path, const char *text) {
-        _cleanup_close_ int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        size_t n = strlen(text);
+/* The key directory is written through a descriptor and nothing but names in it: a --root tree is
+ * not trusted, and a symlink there (the directory on the way, a key, a NAME.pub or a temporary name)
+ * must neither take the build to a file of the build host nor bring one's bytes into the image.
+ * dropbearkey, which wants a path, gets one through the descriptor (/proc/self/fd/N/NAME), which
+ * names the directory already resolved. */
+typedef struct KeyDir {
+        int fd;                 /* O_PATH */
+        char *name;             /* for messages: ROOT/etc/foyer/ssh or SshHostKeys= */
+} KeyDir;
+
+static void key_dir_done(KeyDir *d) {
+        if (d->fd >= 0)
+                close(d->fd);
+        free(d->name);
+}
+
+/* "/proc/self/fd/N/NAME", N a copy of the directory's descriptor that a child inherits. */
+static int key_dir_child_path(const KeyDir *d, const char *name, int *ret_fd, char **ret) {
+        char buf[64];
+        int fd = fcntl(d->fd, F_DUPFD, 3);      /* without FD_CLOEXEC */
 
         if (fd < 0)
-                return -errno;
-        if (write(fd, text, n) != (ssize_t) n || fchmod(fd, 0644) < 0 || rename(tmp, path) < 0) {
-                int r = errno ? -errno : -EIO;
-
-                (void) unlink(tmp);
-                return r;
+                return negative_errno();
+        snprintf(buf, sizeof(buf), "/proc/self/fd/%i/", fd);
+        *ret = strjoin(buf, name);
+        if (!*ret) {
+                close(fd);
+                return -ENOMEM;
         }
+        *ret_fd = fd;
         return 0;
 }
 
-/* Writes path.pub: the key's public line, for known_hosts and ssh-keygen -lf. */
-static int write_public_key(const char *path) {
-        _cleanup_close_ int fd = -EBADF;
-        _cleanup_free_ char *text = NULL, *pub = NULL, *line = NULL, *tmp = NULL;
-        char *argv[] = { (char *) "dropbearkey", (char *) "-y", (char *) "-f", (char *) path, NULL };
+/* Writes NAME.pub: the key's public line, for known_hosts and ssh-keygen -lf. key_fd holds the key. */
+static int write_public_key(const KeyDir *d, const char *name, int key_fd) {
+        _cleanup_close_ int out = -EBADF, child_fd = -EBADF, pub_fd = -EBADF;
+        _cleanup_free_ char *text = NULL, *line = NULL, *pub = strjoin(name, ".pub"), *tmp = strjoin(".", name, ".pub.new");
+        char key_path[64];
         const char *p;
         int r;
 
-        fd = memfd_create("dropbearkey-y", MFD_CLOEXEC);
-        if (fd < 0)
+        if (!pub || !tmp)
+                return log_oom();
+        child_fd = fcntl(key_fd, F_DUPFD, 3);
+        if (child_fd < 0)
+                return log_error_errno(errno, "Failed to duplicate a descriptor: %m");
+        snprintf(key_path, sizeof(key_path), "/proc/self/fd/%i", child_fd);
+        char *argv[] = { (char *) "dropbearkey", (char *) "-y", (char *) "-f", key_path, NULL };
+
+        out = memfd_create("dropbearkey-y", MFD_CLOEXEC);
+        if (out < 0)
                 return log_error_errno(errno, "Failed to create a memory file: %m");
-        r = run_dropbearkey(argv, fd);
+        r = run_dropbearkey(argv, out);
         if (r < 0)
                 return r;
-        r = read_full_fd_from_start(fd, &text, NULL);
+        r = read_full_fd_from_start(out, &text, NULL);
         if (r < 0)
                 return log_error_errno(r, "Failed to read dropbearkey's output: %m");
         p = strstr(text, "\nssh-") ?: strstr(text, "\necdsa-");
         if (!p)
-                return log_error_errno(SYNTHETIC_ERRNO(EBADMSG), "dropbearkey -y -f %s printed no public key.", path);
+                return log_error_errno(SYNTHETIC_ERRNO(EBADMSG), "dropbearkey -y -f %s/%s printed no public key.", d->name, name);
         line = strndup(p + 1, strcspn(p + 1, "\n"));
-        pub = strjoin(path, ".pub");
-        tmp = strjoin(path, ".pub.new");
-        if (!line || !pub || !tmp)
+        if (!line || strextend_with_separator(&line, "", "\n") < 0)
                 return log_oom();
-        _cleanup_free_ char *content = strjoin(line, "\n");
-        if (!content)
-                return log_oom();
-        r = write_text(tmp, pub, content);
-        if (r < 0)
-                return log_error_errno(r, "Failed to write %s: %m", pub);
+
+        /* A new file under a temporary name (whatever was there, a symlink included, is removed, not
+         * followed), renamed over NAME.pub. */
+        if (unlinkat(d->fd, tmp, 0) < 0 && errno != ENOENT)
+                return log_error_errno(errno, "Failed to remove %s/%s: %m", d->name, tmp);
+        pub_fd = openat(d->fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (pub_fd < 0)
+                return log_error_errno(errno, "Failed to create %s/%s: %m", d->name, tmp);
+        r = write_all(pub_fd, line, strlen(line));
+        if (r >= 0 && fchmod(pub_fd, 0644) < 0)
+                r = negative_errno();
+        if (r >= 0 && renameat(d->fd, tmp, d->fd, pub) < 0)
+                r = negative_errno();
+        if (r < 0) {
+                (void) unlinkat(d->fd, tmp, 0);
+                return log_error_errno(r, "Failed to write %s/%s: %m", d->name, pub);
+        }
         p = strstr(text, "Fingerprint: ");
-        log_info("SSH host key %s: %.*s", path, p ? (int) strcspn(p + 13, "\n") : 0, p ? p + 13 : "");
+        log_info("SSH host key %s/%s: %.*s", d->name, name, p ? (int) strcspn(p + 13, "\n") : 0, p ? p + 13 : "");
         return 0;
 }
 
-/* The host key of type in dir: made now if it is not there, refused if others may read it. Returns
- * its path on the build host. */
-static int ensure_host_key(const char *dir, const char *type, const char *name, char **ret) {
-        _cleanup_free_ char *path = strjoin(dir, "/", name), *tmp = strjoin(dir, "/.", name, ".new");
+/* Opens the key name in the directory for reading: a regular file that only its owner may read,
+ * never through a symlink. -ENOENT when there is none. */
+static int open_host_key(const KeyDir *d, const char *name) {
+        _cleanup_close_ int path_fd = -EBADF;
         struct stat st;
+
+        path_fd = openat(d->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        if (path_fd < 0) {
+                if (errno == ENOENT)
+                        return -ENOENT;
+                return log_error_errno(errno, "Failed to open SSH host key %s/%s: %m", d->name, name);
+        }
+        if (fstat(path_fd, &st) < 0)
+                return log_error_errno(errno, "Failed to stat SSH host key %s/%s: %m", d->name, name);
+        if (!S_ISREG(st.st_mode))
+                return log_error_errno(SYNTHETIC_ERRNO(EINVAL), "SSH host key %s/%s is %s, not a regular file, refusing "
+                                       "(a key is read from a regular file only): remove it to have a new one made.",
+                                       d->name, name, file_type_name(st.st_mode));
+        if (st.st_mode & 0077)
+                return log_error_errno(SYNTHETIC_ERRNO(EPERM),
+                                       "SSH host key %s/%s may be read by others (mode %04o), refusing: "
+                                       "chmod 600 it, or remove it to have a new one made.",
+                                       d->name, name, (unsigned) (st.st_mode & 07777));
+        return fd_reopen_regular(path_fd, NULL);
+}
+
+/* The host key name of type in the directory: made now if it is not there. Returns an open
+ * descriptor of it. */
+static int ensure_host_key(const KeyDir *d, const char *type, const char *name) {
+        _cleanup_free_ char *tmp = strjoin(".", name, ".new"), *child_path = NULL;
+        _cleanup_close_ int fd = -EBADF, child_fd = -EBADF;
         int r;
 
-        if (!path || !tmp)
+        if (!tmp)
                 return log_oom();
-        if (stat(path, &st) >= 0) {
-                if (!S_ISREG(st.st_mode))
-                        return log_error_errno(SYNTHETIC_ERRNO(EINVAL), "SSH host key %s is not a regular file.", path);
-                if (st.st_mode & 0077)
-                        return log_error_errno(SYNTHETIC_ERRNO(EPERM),
-                                               "SSH host key %s may be read by others (mode %04o), refusing: "
-                                               "chmod 600 it, or remove it to have a new one made.",
-                                               path, (unsigned) (st.st_mode & 07777));
-                log_debug("Reusing the SSH host key %s.", path);
-                *ret = TAKE_PTR(path);
-                return 0;
+        fd = open_host_key(d, name);
+        if (fd >= 0) {
+                log_debug("Reusing the SSH host key %s/%s.", d->name, name);
+                return TAKE_FD(fd);
         }
-        if (errno != ENOENT)
-                return log_error_errno(errno, "Failed to access %s: %m", path);
+        if (fd != -ENOENT)
+                return fd;
 
-        r = mkdir_p(dir, 0700);
+        if (unlinkat(d->fd, tmp, 0) < 0 && errno != ENOENT)
+                return log_error_errno(errno, "Failed to remove %s/%s: %m", d->name, tmp);
+        r = key_dir_child_path(d, tmp, &child_fd, &child_path);
         if (r < 0)
-                return log_error_errno(r, "Failed to create %s: %m", dir);
-        (void) unlink(tmp);
-        char *argv[] = { (char *) "dropbearkey", (char *) "-t", (char *) type, (char *) "-f", tmp, NULL };
-        log_info("Making the SSH host key %s (once: later builds reuse it).", path);
+                return log_error_errno(r, "Failed to prepare %s/%s: %m", d->name, tmp);
+        char *argv[] = { (char *) "dropbearkey", (char *) "-t", (char *) type, (char *) "-f", child_path, NULL };
+        log_info("Making the SSH host key %s/%s (once: later builds reuse it).", d->name, name);
         r = run_dropbearkey(argv, -1);
+        if (r >= 0) {
+                /* What dropbearkey made, checked as a key found there would be, then renamed into place. */
+                _cleanup_close_ int path_fd = openat(d->fd, tmp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+                struct stat st;
+
+                if (path_fd < 0 || fstat(path_fd, &st) < 0)
+                        r = negative_errno();
+                else if (!S_ISREG(st.st_mode))
+                        r = -EBADFD;
+                else {
+                        fd = fd_reopen(path_fd, O_RDONLY);
+                        if (fd < 0)
+                                r = fd;
+                        else if (fchmod(fd, 0600) < 0 || renameat(d->fd, tmp, d->fd, name) < 0)
+                                r = negative_errno();
+                }
+                if (r < 0)
+                        log_error_errno(r, "Failed to install %s/%s: %m", d->name, name);
+        }
         if (r < 0) {
-                (void) unlink(tmp);
+                (void) unlinkat(d->fd, tmp, 0);
                 return r;
         }
-        if (chmod(tmp, 0600) < 0 || rename(tmp, path) < 0) {
-                r = log_error_errno(errno, "Failed to install %s: %m", path);
-                (void) unlink(tmp);
-                return r;
-        }
-        r = write_public_key(path);
+        r = write_public_key(d, name, fd);
         if (r < 0)
                 return r;
-        *ret = TAKE_PTR(path);
-        return 0;
+        return TAKE_FD(fd);
+}
+
+/* The key directory: SshHostKeys= (a directory of the build host the administrator named), or
+ * FOYER_SSH_HOST_KEY_DIR inside the tree, made there if missing with every component resolved
+ * inside the tree. */
+static int open_key_dir(Manifest *m, const BuildConfig *c, KeyDir *ret) {
+        int r;
+
+        if (c->ssh_host_keys) {
+                r = mkdir_p(c->ssh_host_keys, 0700);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to create SshHostKeys= %s: %m", c->ssh_host_keys);
+                ret->fd = open(c->ssh_host_keys, O_PATH | O_DIRECTORY | O_CLOEXEC);
+                if (ret->fd < 0)
+                        return log_error_errno(errno, "Failed to open SshHostKeys= %s: %m", c->ssh_host_keys);
+                ret->name = strdup(c->ssh_host_keys);
+        } else {
+                ret->name = path_prefix_root(m->root, FOYER_SSH_HOST_KEY_DIR);
+                if (!ret->name)
+                        return log_oom();
+                r = mkdir_in_root(m->root, FOYER_SSH_HOST_KEY_DIR, 0700, &ret->fd);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to create %s inside %s: %m", FOYER_SSH_HOST_KEY_DIR, m->root);
+        }
+        return ret->name ? 0 : log_oom();
 }
 
 static int add_host_keys(Manifest *m, const BuildConfig *c) {
@@ -222,29 +315,31 @@ static int add_host_keys(Manifest *m, const BuildConfig *c) {
                 { "ed25519", FOYER_SSH_HOST_KEY_ED25519 },
                 { "ecdsa",   FOYER_SSH_HOST_KEY_ECDSA },
         };
-        _cleanup_free_ char *dir = NULL;
+        _cleanup_(key_dir_done) KeyDir dir = { .fd = -EBADF };
         int r;
 
-        if (c->ssh_host_keys)
-                dir = strdup(c->ssh_host_keys);
-        else {
-                r = chase_below_root(FOYER_SSH_HOST_KEY_DIR, m->root, &dir);
-                if (r < 0 && r != -ENOMEM)
-                        return log_error_errno(r, "Failed to resolve %s in %s: %m", FOYER_SSH_HOST_KEY_DIR, m->root);
-        }
-        if (!dir)
-                return log_oom();
+        r = open_key_dir(m, c, &dir);
+        if (r < 0)
+                return r;
 
         for (size_t i = 0; i < ELEMENTSOF(keys); i++) {
-                _cleanup_free_ char *src = NULL;
+                _cleanup_free_ char *data = NULL;
+                _cleanup_close_ int fd = -EBADF;
+                size_t size;
                 Entry *e;
 
-                r = ensure_host_key(dir, keys[i].type, path_basename(keys[i].image_path), &src);
+                /* The bytes read now go into the image: nothing opens the key by name again. */
+                fd = ensure_host_key(&dir, keys[i].type, path_basename(keys[i].image_path));
+                if (fd < 0)
+                        return fd;
+                r = read_full_fd(fd, &data, &size);
                 if (r < 0)
-                        return r;
-                r = manifest_add_file(m, keys[i].image_path, src, "SSH host key (--ssh-unlock)");
+                        return log_error_errno(r, "Failed to read SSH host key %s/%s: %m", dir.name,
+                                               path_basename(keys[i].image_path));
+                r = manifest_add_data(m, keys[i].image_path, 0600, data, size, "SSH host key (--ssh-unlock)");
+                explicit_bzero(data, size);
                 if (r < 0)
-                        return log_error_errno(r, "Failed to add %s: %m", src);
+                        return log_error_errno(r, "Failed to add %s: %m", keys[i].image_path);
                 e = manifest_find(m, keys[i].image_path);
                 manifest_mark_secret(e);
                 e->mode = 0600;
