@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <libkmod.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include "log.h"
@@ -166,10 +168,10 @@ static int add_classes(ModuleState *s, struct kmod_ctx *ctx) {
 
         if (!ipath)
                 return log_oom();
-        r = path_in_root(s->manifest->root, ipath, false, &path);
-        if (r < 0)
-                return log_error_errno(r, "Failed to resolve %s in %s: %m", ipath, s->manifest->root);
-        r = read_full_file(path, &text, NULL);
+        path = path_prefix_root(s->manifest->root, ipath);
+        if (!path)
+                return log_oom();
+        r = read_full_file_in_root(s->manifest->root, ipath, &text, NULL);
         if (r < 0)
                 return log_error_errno(r, "Failed to read %s: %m", path);
         return module_classes_select(ctx, text, add_class_module, s);
@@ -201,6 +203,40 @@ static int run_depmod(const char *base, const char *kver, int slot) {
         return log_error_errno(SYNTHETIC_ERRNO(ENOENT), "depmod not found (package kmod).");
 }
 
+/* Puts the file planned for image path ipath at dst, for depmod: a hard link to the very inode
+ * planned where the tree and the temporary directory share a file system, a copy otherwise. Never a
+ * symlink to a path in the tree: depmod would follow whatever the tree holds there by then, and what
+ * it reads (module names, aliases, symbols) goes into the image. */
+static int place_planned_file(ModuleState *s, const char *ipath, const char *dst) {
+        _cleanup_close_ int in = -EBADF, out = -EBADF;
+        char proc[64];
+        Entry *e = manifest_find(s->manifest, ipath);
+        struct stat st;
+        int r;
+
+        if (!e || e->type != ENTRY_FILE)
+                return log_error_errno(SYNTHETIC_ERRNO(ENOENT), "%s is not in the image's plan.", ipath);
+        in = manifest_open_source(s->manifest, e);
+        if (in < 0)
+                return in;
+        snprintf(proc, sizeof(proc), "/proc/self/fd/%i", in);
+        if (linkat(AT_FDCWD, proc, AT_FDCWD, dst, AT_SYMLINK_FOLLOW) >= 0)
+                return 0;
+        out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (out < 0 || fstat(in, &st) < 0)
+                return log_error_errno(errno, "Failed to create %s: %m", dst);
+        for (off_t left = st.st_size; left > 0;) {
+                ssize_t n = copy_file_range(in, NULL, out, NULL, left, 0);
+
+                if (n <= 0) {
+                        r = n < 0 ? negative_errno() : -EPIPE;
+                        return log_error_errno(r, "Failed to copy %s to %s: %m", e->source, dst);
+                }
+                left -= n;
+        }
+        return 0;
+}
+
 /* depmod needs the files on disk: it gets a tree of symlinks to the chosen modules plus the
  * kernel's order and builtin lists, and its output files go into the image as data. */
 static int regenerate_index(ModuleState *s) {
@@ -226,16 +262,11 @@ static int regenerate_index(ModuleState *s) {
         }
 
         STRV_FOREACH(f, s->files) {
-                _cleanup_free_ char *link = strjoin(kdir, "/", *f), *target = NULL,
+                _cleanup_free_ char *link = strjoin(kdir, "/", *f),
                                     *ipath = strjoin("/usr/lib/modules/", s->probe->kver, "/", *f);
 
                 if (!link || !ipath) {
                         r = log_oom();
-                        goto finish;
-                }
-                r = path_in_root(s->manifest->root, ipath, false, &target);
-                if (r < 0) {
-                        log_error_errno(r, "Failed to resolve %s: %m", ipath);
                         goto finish;
                 }
                 /* mkdir -p for the parents */
@@ -247,10 +278,9 @@ static int regenerate_index(ModuleState *s) {
                         }
                         *slash = '/';
                 }
-                if (symlink(target, link) < 0) {
-                        r = log_error_errno(errno, "Failed to create %s: %m", link);
+                r = place_planned_file(s, ipath, link);
+                if (r < 0)
                         goto finish;
-                }
         }
 
         for (size_t i = 0; i < ELEMENTSOF(copied); i++) {
@@ -269,15 +299,14 @@ static int regenerate_index(ModuleState *s) {
                 }
                 if (r < 0)
                         continue;
-                if (symlink(src, dst) < 0) {
-                        r = log_error_errno(errno, "Failed to create %s: %m", dst);
-                        goto finish;
-                }
                 r = manifest_add_file(s->manifest, ipath, src, "kernel module index");
                 if (r < 0 && r != -EEXIST) {
                         log_error_errno(r, "Failed to add %s: %m", src);
                         goto finish;
                 }
+                r = place_planned_file(s, ipath, dst);
+                if (r < 0)
+                        goto finish;
         }
 
         r = run_depmod(tmp, s->probe->kver, slot);
@@ -314,26 +343,92 @@ finish:
         return r;
 }
 
+/* The tree's modprobe.d as libkmod would read it: *.conf files of /etc, /run and /usr/lib/modprobe.d
+ * (a name in an earlier directory hides the same name in a later one), in the order of their names,
+ * each resolved inside the tree. Returns a memfd holding them all. */
+static int tree_modprobe_config(const char *root, int *ret_fd) {
+        static const char *const dirs[] = { "/etc/modprobe.d", "/run/modprobe.d", "/usr/lib/modprobe.d" };
+        _cleanup_strv_free_ char **files = NULL;
+        _cleanup_close_ int out = -EBADF;
+        int r;
+
+        for (size_t i = 0; i < ELEMENTSOF(dirs); i++) {
+                _cleanup_close_ int path_fd = -EBADF;
+                struct dirent *de;
+                DIR *d;
+                int fd;
+
+                if (open_in_root(root, dirs[i], O_DIRECTORY, &path_fd) < 0)
+                        continue;       /* missing, or not a directory: libkmod skips it too */
+                fd = fd_reopen(path_fd, O_RDONLY | O_DIRECTORY);
+                d = fd >= 0 ? fdopendir(fd) : NULL;
+                if (!d) {
+                        if (fd >= 0)
+                                close(fd);
+                        continue;
+                }
+                while ((de = readdir(d))) {
+                        _cleanup_free_ char *path = NULL;
+                        bool hidden = false;
+
+                        if (de->d_name[0] == '.' || !endswith(de->d_name, ".conf"))
+                                continue;
+                        STRV_FOREACH(f, files)
+                                if (streq(path_basename(*f), de->d_name))
+                                        hidden = true;
+                        if (hidden)
+                                continue;
+                        path = strjoin(dirs[i], "/", de->d_name);
+                        if (!path || strv_consume(&files, TAKE_PTR(path)) < 0) {
+                                closedir(d);
+                                return log_oom();
+                        }
+                }
+                closedir(d);
+        }
+
+        out = memfd_create("modprobe.d", MFD_CLOEXEC);
+        if (out < 0)
+                return log_error_errno(errno, "Failed to create a memory file: %m");
+        for (size_t n = strv_length(files), done = 0; done < n; done++) {
+                /* Smallest name left first: the order libkmod reads them in. */
+                char **next = NULL;
+                _cleanup_free_ char *text = NULL;
+                size_t size;
+
+                for (char **f = files; *f; f++)
+                        if (**f && (!next || strcmp(path_basename(*f), path_basename(*next)) < 0))
+                                next = f;
+                r = read_full_file_in_root(root, *next, &text, &size);
+                if (r < 0)
+                        log_warning_errno(r, "Skipping %s%s in the tree's modprobe.d: %m",
+                                          streq(root, "/") ? "" : root, *next);
+                else if ((r = write_all(out, text, size)) < 0 || (r = write_all(out, "\n", 1)) < 0)
+                        return log_error_errno(r, "Failed to write a memory file: %m");
+                (*next)[0] = 0;         /* taken */
+        }
+        *ret_fd = TAKE_FD(out);
+        return 0;
+}
+
 int modules_add(Manifest *m, const Probe *p, const ModuleRequest *req) {
         _cleanup_(kmod_unrefp) struct kmod_ctx *ctx = NULL;
         _cleanup_strv_free_ char **config = NULL;
+        _cleanup_close_ int config_fd = -EBADF;
+        char config_path[64];
         ModuleState s = { .manifest = m, .probe = p };
         int r;
 
-        /* modprobe.d of the source tree, not of the build host. */
-        FOREACH_STRING(d, "/etc/modprobe.d", "/run/modprobe.d", "/usr/lib/modprobe.d") {
-                _cleanup_free_ char *full = NULL;
-
-                /* A missing directory stays as it is: libkmod skips it. */
-                r = path_in_root(m->root, d, false, &full);
-                if (r == -ENOMEM)
-                        return log_oom();
-                if (r < 0 && !(full = path_prefix_root(m->root, d)))
-                        return log_oom();
-                r = strv_consume(&config, TAKE_PTR(full));
-                if (r < 0)
-                        return log_oom();
-        }
+        /* modprobe.d of the source tree, not of the build host: read by foyer inside the tree and
+         * handed to libkmod as one file (a memfd), since libkmod would open the directories and
+         * their files by host path, following a symlink in the tree out of it. */
+        r = tree_modprobe_config(m->root, &config_fd);
+        if (r < 0)
+                return r;
+        snprintf(config_path, sizeof(config_path), "/proc/self/fd/%i", config_fd);
+        r = strv_extend(&config, config_path);
+        if (r < 0)
+                return log_oom();
 
         ctx = kmod_new(p->moddir, (const char * const *) config);
         if (!ctx)
