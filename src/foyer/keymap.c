@@ -48,18 +48,15 @@ bool keymap_name_valid(const char *name) {
 
 /* Reads ROOT/path into *ret; *ret NULL if it does not exist. */
 static int read_tree_file(const char *root, const char *path, char **ret) {
-        _cleanup_free_ char *p = NULL;
+        _cleanup_free_ char *p = path_prefix_root(root, path);
         int r;
 
-        r = path_in_root(root, path, false, &p);
+        if (!p)
+                return log_oom();
+        r = read_full_file_in_root(root, path, ret, NULL);
         if (r == -ENOMEM)
                 return log_oom();
-        if (r < 0) {
-                *ret = NULL;
-                return 0;
-        }
-        r = read_full_file(p, ret, NULL);
-        if (r == -ENOENT) {
+        if (IN_SET(r, -ENOENT, -ENOTDIR, -ELOOP)) {
                 *ret = NULL;
                 return 0;
         }

@@ -139,8 +139,7 @@ static int collect_vendor(const char *root, MicrocodeVendor v, char **ret, size_
                 return log_error_errno(r, "Failed to list %s in %s: %m", dir, root);
 
         STRV_FOREACH(name, names) {
-                _cleanup_free_ char *path = strjoin(dir, "/", *name), *host = NULL, *data = NULL;
-                struct stat st;
+                _cleanup_free_ char *path = strjoin(dir, "/", *name), *data = NULL;
                 size_t n;
                 char *p;
 
@@ -148,16 +147,13 @@ static int collect_vendor(const char *root, MicrocodeVendor v, char **ret, size_
                         return log_oom();
                 /* Each name again through the root: a symlink in the package's directory resolves
                  * inside the tree. */
-                r = path_in_root(root, path, false, &host);
+                r = read_full_file_in_root(root, path, &data, &n);
                 if (r == -ENOMEM)
                         return log_oom();
-                if (r < 0 || stat(host, &st) < 0 || !S_ISREG(st.st_mode)) {
-                        log_debug("Microcode: skipping %s, not a regular file.", path);
+                if (r < 0) {
+                        log_debug_errno(r, "Microcode: skipping %s, not a regular file: %m", path);
                         continue;
                 }
-                r = read_full_file(host, &data, &n);
-                if (r < 0)
-                        return log_error_errno(r, "Failed to read microcode %s: %m", path);
                 if (n == 0)
                         continue;
                 p = realloc(all, size + n);

@@ -60,14 +60,14 @@ static char *kernels_joined(char **l) {
 
 static int read_pretty_name(const char *root, char **ret) {
         FOREACH_STRING(p, "/etc/os-release", "/usr/lib/os-release") {
-                _cleanup_free_ char *path = NULL, *text = NULL;
+                _cleanup_free_ char *text = NULL;
                 char *line, *saveptr = NULL;
                 int r;
 
-                r = path_in_root(root, p, false, &path);
+                r = read_full_file_in_root(root, p, &text, NULL);
                 if (r == -ENOMEM)
                         return r;
-                if (r < 0 || read_full_file(path, &text, NULL) < 0)
+                if (r < 0)
                         continue;
                 for (line = strtok_r(text, "\n", &saveptr); line; line = strtok_r(NULL, "\n", &saveptr)) {
                         const char *v = startswith(line, "PRETTY_NAME=");

@@ -41,16 +41,25 @@ void target_crypttab_done(TargetCrypttab *t) {
         *t = (TargetCrypttab) {};
 }
 
-/* The tree's path of an absolute path, or NULL (logged) on error; *ret NULL if it does not exist. */
-static int tree_path(const char *root, const char *path, char **ret) {
-        int r = path_in_root(root, path, false, ret);
+/* Reads the tree's file at an absolute path, resolved inside the tree; *ret NULL if it does not
+ * exist. Errors are logged, naming the file: a FIFO or a device node there is refused, not opened
+ * (the build would hang on a FIFO). */
+static int read_tree_file(const char *root, const char *path, char **ret, size_t *ret_size) {
+        _cleanup_free_ char *name = path_prefix_root(root, path);
+        int r;
 
+        if (!name)
+                return log_oom();
+        r = read_full_file_in_root(root, path, ret, ret_size);
         if (r == -ENOENT) {
                 *ret = NULL;
                 return 0;
         }
+        if (r == -EBADFD)
+                return log_error_errno(r, "%s is not a regular file (a FIFO, socket or device node?), refusing to read it.",
+                                       name);
         if (r < 0)
-                return log_error_errno(r, "Failed to look up %s in %s: %m", path, root);
+                return log_error_errno(r, "Failed to read %s: %m", name);
         return 0;
 }
 
@@ -68,14 +77,12 @@ static int read_resume_conf(const char *root, char **ret) {
         char *line, *next;
         int r;
 
-        r = tree_path(root, RESUME_CONF, &path);
-        if (r < 0 || !path)
+        r = read_tree_file(root, RESUME_CONF, &text, NULL);
+        if (r < 0 || !text)
                 return r;
-        r = read_full_file(path, &text, NULL);
-        if (r == -ENOENT)
-                return 0;
-        if (r < 0)
-                return log_error_errno(r, "Failed to read %s: %m", path);
+        path = path_prefix_root(root, RESUME_CONF);
+        if (!path)
+                return log_oom();
 
         for (line = text; line; line = next) {
                 const char *v;
@@ -117,23 +124,32 @@ int target_fstab_read(const char *root, TargetFstab *ret) {
         _cleanup_(target_fstab_done) TargetFstab f = {};
         _cleanup_(mnt_unref_tablep) struct libmnt_table *table = NULL;
         _cleanup_(mnt_free_iterp) struct libmnt_iter *iter = NULL;
-        _cleanup_free_ char *path = NULL, *resume = NULL;
+        _cleanup_free_ char *path = NULL, *resume = NULL, *text = NULL;
         struct libmnt_fs *fs;
+        size_t size = 0;
         int r;
 
         assert(root);
         assert(ret);
 
-        r = tree_path(root, FSTAB, &path);
+        r = read_tree_file(root, FSTAB, &text, &size);
         if (r < 0)
                 return r;
-        if (path && access(path, F_OK) >= 0) {
+        path = path_prefix_root(root, FSTAB);
+        if (!path)
+                return log_oom();
+        if (text) {
+                _cleanup_fclose_ FILE *stream = NULL;
+
                 table = mnt_new_table();
                 iter = mnt_new_iter(MNT_ITER_FORWARD);
-                if (!table || !iter)
+                stream = fmemopen(text, size, "r");
+                if (!table || !iter || !stream)
                         return log_oom();
                 mnt_table_set_parser_errcb(table, fstab_parse_error);
-                r = mnt_table_parse_fstab(table, path);
+                /* libmount parses the bytes read inside the tree, not the path (which it would open
+                 * on the host). */
+                r = mnt_table_parse_stream(table, stream, path);
                 if (r < 0)
                         return log_error_errno(r, "Failed to parse %s: %m", path);
 
@@ -256,14 +272,12 @@ static int vg_devices(const char *root, const char *vg, char ***ret) {
         rel = strjoin(LVM_BACKUP_DIR "/", vg);
         if (!rel)
                 return log_oom();
-        r = tree_path(root, rel, &path);
-        if (r < 0 || !path)
+        r = read_tree_file(root, rel, &text, NULL);
+        if (r < 0 || !text)
                 return r;
-        r = read_full_file(path, &text, NULL);
-        if (r == -ENOENT)
-                return 0;
-        if (r < 0)
-                return log_error_errno(r, "Failed to read %s: %m", path);
+        path = path_prefix_root(root, rel);
+        if (!path)
+                return log_oom();
 
         for (const char *p = text; (p = strstr(p, "device = \"")); ) {
                 const char *v = p + strlen("device = \""), *e = strchr(v, '"');
@@ -454,7 +468,7 @@ static int line_key_file(const Line *l, char **ret) {
 
 int target_crypttab_select(const char *root, const TargetFstab *f, TargetCrypttab *ret) {
         _cleanup_(target_crypttab_done) TargetCrypttab t = {};
-        _cleanup_free_ char *path = NULL;
+        _cleanup_free_ char *path = NULL, *text = NULL;
         _cleanup_strv_free_ char **wanted = NULL;
         Crypttab c = {};
         const char *devices[4] = {};
@@ -466,16 +480,19 @@ int target_crypttab_select(const char *root, const TargetFstab *f, TargetCryptta
         assert(f);
         assert(ret);
 
-        r = tree_path(root, CRYPTTAB, &path);
+        r = read_tree_file(root, CRYPTTAB, &text, NULL);
         if (r < 0)
                 return r;
-        if (!path) {
+        if (!text) {
                 *ret = t;
                 t = (TargetCrypttab) {};
                 return 0;
         }
+        path = path_prefix_root(root, CRYPTTAB);
+        if (!path)
+                return log_oom();
         c.path = path;
-        r = crypttab_parse(path, collect_line, &c);
+        r = crypttab_parse_buffer(text, collect_line, &c);
         if (r == -ENOENT) {
                 crypttab_free(&c);
                 *ret = t;

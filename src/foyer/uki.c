@@ -69,16 +69,23 @@ static void help_uki(void) {
                program_invocation_short_name);
 }
 
-static int read_blob(const char *what, const char *path, Blob *ret) {
+/* Reads path, inside root when root is a tree (--root: a symlink there stays in it), else on the
+ * build host (a file the user named). */
+static int read_blob(const char *what, const char *root, const char *path, Blob *ret) {
+        _cleanup_free_ char *name = path_prefix_root(root, path);
         Blob b = {};
         int r;
 
-        r = read_full_file(path, &b.data, &b.size);
+        if (!name)
+                return log_oom();
+        r = read_full_file_in_root(root, path, &b.data, &b.size);
+        if (r == -EBADFD)
+                return log_error_errno(r, "%s %s is not a regular file.", what, name);
         if (r < 0)
-                return log_error_errno(r, "Failed to read %s %s: %m", what, path);
+                return log_error_errno(r, "Failed to read %s %s: %m", what, name);
         if (b.size == 0) {
                 blob_done(&b);
-                return log_error_errno(SYNTHETIC_ERRNO(EINVAL), "%s %s is empty.", what, path);
+                return log_error_errno(SYNTHETIC_ERRNO(EINVAL), "%s %s is empty.", what, name);
         }
         *ret = b;
         return 0;
@@ -106,7 +113,7 @@ static int load_stub(const char *path, Blob *ret, PeImage *ret_pe) {
         const char *why = NULL;
         int r;
 
-        r = read_blob("stub", path, &b);
+        r = read_blob("stub", NULL, path, &b);
         if (r < 0)
                 return r;
         r = pe_parse((const uint8_t *) b.data, b.size, ret_pe, &why);
@@ -124,13 +131,13 @@ static int load_stub(const char *path, Blob *ret, PeImage *ret_pe) {
         return 0;
 }
 
-static int load_kernel(const char *path, Blob *ret) {
+static int load_kernel(const char *root, const char *path, Blob *ret) {
         _cleanup_(blob_done) Blob b = {};
         const char *why = NULL;
         PeImage pe;
         int r;
 
-        r = read_blob("kernel", path, &b);
+        r = read_blob("kernel", root, path, &b);
         if (r < 0)
                 return r;
         r = pe_parse((const uint8_t *) b.data, b.size, &pe, &why);
@@ -150,7 +157,7 @@ static int load_cmdline(const char *arg, Blob *ret) {
         int r;
 
         if (arg[0] == '@') {
-                r = read_blob("command line file", arg + 1, &b);
+                r = read_blob("command line file", NULL, arg + 1, &b);
                 if (r < 0)
                         return r;
         } else {
@@ -171,17 +178,16 @@ static int load_cmdline(const char *arg, Blob *ret) {
         return 0;
 }
 
+/* The tree's os-release, as an image path (read inside the tree by read_blob()). */
 static int find_os_release(const char *root, char **ret) {
         FOREACH_STRING(p, "/etc/os-release", "/usr/lib/os-release") {
-                _cleanup_free_ char *full = NULL;
-                int r;
+                _cleanup_close_ int fd = open_regular_in_root(root, p, 0, NULL);
 
-                r = path_in_root(root, p, false, &full);
-                if (r == -ENOMEM)
+                if (fd == -ENOMEM)
                         return log_oom();
-                if (r >= 0 && access(full, R_OK) >= 0) {
-                        *ret = TAKE_PTR(full);
-                        return 0;
+                if (fd >= 0) {
+                        *ret = strdup(p);
+                        return *ret ? 0 : log_oom();
                 }
         }
         return log_error_errno(SYNTHETIC_ERRNO(ENOENT), "No os-release in %s (etc/ or usr/lib/); use --os-release.",
@@ -351,6 +357,7 @@ finish:
 
 static int make_uki(UkiArgs *u, BuildArgs *a) {
         _cleanup_(blob_done) Blob stub = {}, kernel = {}, initrd = {}, ucode = {}, cmdline = {}, osrel = {}, splash = {};
+        const char *kernel_root = NULL, *osrel_root = NULL;
         _cleanup_free_ char *kernel_path = NULL, *osrel_path = NULL, *uname_str = NULL, *out = NULL, *target = NULL,
                 *pcrsig = NULL;
         const char *root = a->cli.root ?: "/", *why = NULL;
@@ -394,7 +401,7 @@ static int make_uki(UkiArgs *u, BuildArgs *a) {
                         return r;
         }
 
-        /* The kernel, and its version. */
+        /* The kernel, and its version: --kernel on the build host, else the tree's (read inside it). */
         if (u->kernel)
                 kernel_path = strdup(u->kernel);
         else {
@@ -407,17 +414,13 @@ static int make_uki(UkiArgs *u, BuildArgs *a) {
                                 return r;
                         v = p.kver;
                 }
-                _cleanup_free_ char *rel = strjoin("/boot/vmlinuz-", v);
-                r = rel ? path_in_root(root, rel, false, &kernel_path) : -ENOMEM;
+                kernel_path = strjoin("/boot/vmlinuz-", v);
+                kernel_root = root;
                 probe_done(&p);
-                if (r == -ENOENT)       /* load_kernel() names the missing file */
-                        kernel_path = path_prefix_root(root, rel);
-                else if (r < 0 && r != -ENOMEM)
-                        return log_error_errno(r, "Failed to resolve %s in %s: %m", rel, root);
         }
         if (!kernel_path)
                 return log_oom();
-        r = load_kernel(kernel_path, &kernel);
+        r = load_kernel(kernel_root, kernel_path, &kernel);
         if (r < 0)
                 return r;
         if (u->uname)
@@ -436,18 +439,19 @@ static int make_uki(UkiArgs *u, BuildArgs *a) {
         if (u->os_release)
                 osrel_path = strdup(u->os_release);
         else {
+                osrel_root = root;
                 r = find_os_release(root, &osrel_path);
                 if (r < 0)
                         return r;
         }
         if (!osrel_path)
                 return log_oom();
-        r = read_blob("os-release", osrel_path, &osrel);
+        r = read_blob("os-release", osrel_root, osrel_path, &osrel);
         if (r < 0)
                 return r;
 
         if (u->splash) {
-                r = read_blob("splash", u->splash, &splash);
+                r = read_blob("splash", NULL, u->splash, &splash);
                 if (r < 0)
                         return r;
                 if (splash.size < 2 || memcmp(splash.data, "BM", 2) != 0)
