@@ -33,6 +33,7 @@
 #include "generator.h"
 #include "parse-util.h"
 #include "strv.h"
+#include "unit-file.h"
 #include "unit-name.h"
 
 static bool arg_enabled = true;
@@ -127,15 +128,30 @@ static bool conf_line_is_keyword(const char *line, const char *keyword) {
         return n >= 3 && n <= strlen(keyword) && strncasecmp(line, keyword, n) == 0;
 }
 
+/* Whether line (n bytes, without its newline) may be copied: the file is checked like a unit when it
+ * is committed (no control character but tab, no trailing backslash), and one bad line would make
+ * generator_commit_unit_file() refuse all of it, the "AUTO -all" and ARRAY lines of rd.md.uuid= with
+ * it. A NUL is a control character too (read_full_file() keeps it). */
+static bool conf_line_is_safe(const char *line, size_t n) {
+        return unit_file_check_text(line, n, NULL) >= 0;
+}
+
 /* Copies the image's mdadm.conf into f. With only_auto_off, the ARRAY and AUTO entries (with their
- * continuation lines) are copied as comments. A missing file is no error: the tree had none. */
+ * continuation lines) are copied as comments. A missing file is no error: the tree had none. A line
+ * that is not safe (above) is left out with a warning naming the file and line (foyer build refuses
+ * such a file, so only an image made otherwise has one), and the rest of its entry is copied as
+ * comments: without its first line, a continuation line would continue the entry before it, and
+ * without a continuation line, the entry would say less than it did. */
 static int copy_image_conf(FILE *f, bool only_auto_off) {
         const char *path = secure_getenv("FOYER_MDADM_IMAGE_CONF") ?: FOYER_MDADM_IMAGE_CONF;
+        _cleanup_free_ bool *bad_entry = NULL;
         _cleanup_free_ char *text = NULL;
+        _cleanup_free_ size_t *entry_of = NULL;
+        size_t size = 0, n_lines = 0, n_entries = 0;
         bool commenting = false;
         int r;
 
-        r = read_full_file(path, &text, NULL);
+        r = read_full_file(path, &text, &size);
         if (r == -ENOENT) {
                 log_debug("%s does not exist, the image has no mdadm.conf of its own.", path);
                 fprintf(f, "# The image has no mdadm.conf of its own (%s).\n", path);
@@ -144,18 +160,55 @@ static int copy_image_conf(FILE *f, bool only_auto_off) {
         if (r < 0)
                 return log_error_errno(r, "Failed to read %s: %m", path);
 
+        /* The lines, NUL-terminated in place (a NUL inside one shows as a line shorter than its
+         * length, which conf_line_is_safe() was given). */
+        for (size_t i = 0; i < size; i++)
+                if (text[i] == '\n')
+                        n_lines++;
+        if (size > 0 && text[size - 1] != '\n')
+                n_lines++;
+        entry_of = calloc(MAX(n_lines, (size_t) 1), sizeof(size_t));
+        bad_entry = calloc(n_lines + 1, sizeof(bool));
+        if (!entry_of || !bad_entry)
+                return log_oom();
+
+        /* First pass: which entry each line belongs to (0: none yet), and which entries hold a bad line. */
+        for (size_t i = 0, l = 0; i < size; l++) {
+                const char *line = text + i, *nl = memchr(line, '\n', size - i);
+                size_t n = nl ? (size_t) (nl - line) : size - i;
+                size_t ws = strspn(line, " \t");
+                bool blank = ws >= n || line[ws] == '#';
+
+                if (!blank && ws == 0)
+                        n_entries++;
+                entry_of[l] = n_entries;
+                if (!conf_line_is_safe(line, n)) {
+                        bad_entry[n_entries] = true;
+                        log_warning("%s:%zu: a control character or a trailing backslash; leaving this line out, and the rest of its entry commented out.",
+                                    path, l + 1);
+                }
+                i += n + 1;
+        }
+
         fprintf(f, "# The image's mdadm.conf (%s)%s:\n", path,
                 only_auto_off ? ", with its ARRAY and AUTO lines commented out for rd.md.uuid=" : "");
-        for (char *line = text, *next; line && *line; line = next) {
-                next = strchr(line, '\n');
-                if (next)
-                        *next++ = '\0';
+        for (size_t i = 0, l = 0; i < size; l++) {
+                char *line = text + i, *nl = memchr(line, '\n', size - i);
+                size_t n = nl ? (size_t) (nl - line) : size - i;
+
+                i += n + 1;
+                if (!conf_line_is_safe(line, n)) {
+                        fprintf(f, "#foyer: line %zu left out: a control character or a trailing backslash\n", l + 1);
+                        continue;
+                }
+                line[n] = '\0';
                 bool blank = line[strspn(line, " \t")] == '\0' || line[strspn(line, " \t")] == '#';
 
                 /* A blank or comment line neither starts nor ends an entry, and needs no '#'. */
                 if (only_auto_off && !blank && !isspace((unsigned char) *line))
                         commenting = conf_line_is_keyword(line, "ARRAY") || conf_line_is_keyword(line, "AUTO");
-                fprintf(f, "%s%s\n", commenting && !blank ? "#foyer: " : "", line);
+                bool left_out = entry_of[l] > 0 && bad_entry[entry_of[l]];
+                fprintf(f, "%s%s\n", (commenting || left_out) && !blank ? "#foyer: " : "", line);
         }
         return 0;
 }

@@ -24,12 +24,29 @@ static void print_details(FILE *f, const char *unit) {
         fprintf(f, "  Details: journalctl -b -u %s; systemctl status %s\n", w, w);
 }
 
+/* The spec and the path come from the kernel command line or fstab: C0 and C1 controls and bytes of
+ * no valid UTF-8 sequence are shown as \xNN, never sent to the console as they are. */
+static int escape_spec(const MissingDevice *m, char **ret_given, char **ret_path) {
+        _cleanup_free_ char *given = string_escape_unprintable(m->given, 0),
+                            *path = string_escape_unprintable(m->path, 0);
+
+        if (!given || !path)
+                return -ENOMEM;
+        *ret_given = TAKE_PTR(given);
+        *ret_path = TAKE_PTR(path);
+        return 0;
+}
+
 int explain_missing_device(FILE *f, const MissingDevice *m, const BlockDevice *devs, size_t n) {
+        _cleanup_free_ char *given = NULL, *path = NULL;
+
+        if (escape_spec(m, &given, &path) < 0)
+                return -ENOMEM;
         if (m->vanished)
-                fprintf(f, "The %s device disappeared: %s (%s)\n", m->role, m->given, m->source);
+                fprintf(f, "The %s device disappeared: %s (%s)\n", m->role, given, m->source);
         else
-                fprintf(f, "The %s device did not appear: %s (%s)\n", m->role, m->given, m->source);
-        fprintf(f, "  Waited for: %s\n", m->path);
+                fprintf(f, "The %s device did not appear: %s (%s)\n", m->role, given, m->source);
+        fprintf(f, "  Waited for: %s\n", path);
         if (n == 0)
                 fprintf(f, "  Block devices present: none\n");
         else
@@ -47,14 +64,18 @@ int explain_missing_device(FILE *f, const MissingDevice *m, const BlockDevice *d
         else
                 fprintf(f, "  If the device is listed under other identifiers, correct %.*s= on the kernel command line;\n"
                            "  if it is not listed, its disk or driver is missing (foyer build --add-module MODULE).\n",
-                        (int) strcspn(m->given, "="), m->given);
+                        (int) strcspn(given, "="), given);
         print_details(f, m->unit);
         return fflush_and_check(f);
 }
 
 int explain_late_device(FILE *f, const MissingDevice *m, uint64_t appeared_usec, const char *timeout) {
-        fprintf(f, "The %s device appeared too late: %s (%s)\n", m->role, m->given, m->source);
-        fprintf(f, "  Waited for: %s", m->path);
+        _cleanup_free_ char *given = NULL, *path = NULL;
+
+        if (escape_spec(m, &given, &path) < 0)
+                return -ENOMEM;
+        fprintf(f, "The %s device appeared too late: %s (%s)\n", m->role, given, m->source);
+        fprintf(f, "  Waited for: %s", path);
         if (!isempty(timeout))
                 fprintf(f, " for %s", timeout);
         if (appeared_usec > 0)
@@ -80,8 +101,15 @@ static void print_log(FILE *f, const char *unit, const char *who, char * const *
 
 int explain_failed_unit(FILE *f, const char *unit, FailureKind kind, const char *result, const char *what,
                         char * const *log) {
-        _cleanup_free_ char *suffix = NULL;
+        _cleanup_free_ char *suffix = NULL, *shown = NULL;
 
+        /* what is a mount's What=, from the command line or fstab: printed as escape_spec() does. */
+        if (what) {
+                shown = string_escape_unprintable(what, 0);
+                if (!shown)
+                        return -ENOMEM;
+                what = shown;
+        }
         if (!isempty(what) && !isempty(result))
                 suffix = strjoin(" (", what, ", result: ", result, ")");
         else if (!isempty(what) || !isempty(result))
@@ -107,12 +135,9 @@ int explain_failed_unit(FILE *f, const char *unit, FailureKind kind, const char 
                 fprintf(f, "Unlocking an encrypted volume failed: %s%s\n", unit, suffix);
                 /* The mapping name is the one the unit would have made; if it cannot be said safely,
                  * the placeholder stays. */
-                if (cryptsetup_unit_volume(unit, &volume) >= 0 && !isempty(volume) && !strchr(volume, '\'')) {
+                if (cryptsetup_unit_volume(unit, &volume) >= 0 && !isempty(volume) && !strchr(volume, '\'') &&
+                    string_is_printable(volume))
                         name = shell_word(volume, buf);
-                        for (const char *c = volume; *c; c++)
-                                if ((unsigned char) *c < ' ' || *c == 127)
-                                        name = NULL;
-                }
                 /* Not "systemctl restart": the console's password agent is stopped in emergency mode,
                  * while cryptsetup asks on the terminal itself. */
                 fprintf(f, "  A wrong passphrase, a missing key file or a missing cipher module.\n"

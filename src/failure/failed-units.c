@@ -135,12 +135,31 @@ int log_tail_parse(const char *text, size_t max, char ***ret) {
                         p = next;
                         continue;
                 }
-                line = strndup(p, MIN(len, (size_t) LOG_LINE_MAX));
+                /* Three bytes more than kept, so that a character across the cut is still whole. */
+                _cleanup_free_ char *raw = strndup(p, MIN(len, (size_t) LOG_LINE_MAX + 3));
+                if (!raw)
+                        return -ENOMEM;
+                /* Each byte that is not printable text (C0 and C1 controls, bytes of no valid UTF-8
+                 * sequence) becomes a space: the same length, and nothing the console obeys. */
+                line = string_escape_unprintable(raw, ' ');
                 if (!line)
                         return -ENOMEM;
-                for (char *c = line; *c; c++)
-                        if ((unsigned char) *c < ' ' || *c == 127)
-                                *c = ' ';
+                /* Cut at a character boundary: what is left above ASCII is valid UTF-8 now. */
+                if (strlen(line) > LOG_LINE_MAX) {
+                        size_t cut = LOG_LINE_MAX;
+
+                        while (cut > 0 && ((unsigned char) line[cut] & 0xc0) == 0x80)
+                                cut--;
+                        line[cut] = '\0';
+                }
+                /* What became spaces at the end is trailing blank too. */
+                for (size_t k = strlen(line); k > 0 && line[k - 1] == ' '; k--)
+                        line[k - 1] = '\0';
+                if (isempty(line)) {
+                        free(line);
+                        p = next;
+                        continue;
+                }
                 /* A window over the last max lines. */
                 if (n == max) {
                         free(lines[0]);

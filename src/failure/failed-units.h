@@ -27,8 +27,9 @@ int run_capture(char *const argv[], char **ret);
 /* The failed units right now, from systemctl. */
 int failed_units_get(char ***ret);
 /* The last max non-empty lines of text (a unit's log as "journalctl -o cat" prints it), each cut to
- * LOG_LINE_MAX bytes, with trailing blanks removed and other control characters (tabs, escape
- * sequences) made spaces, so that they can be quoted on the console. Returns 0 and a new (possibly
+ * LOG_LINE_MAX bytes (at a character boundary), with trailing blanks removed and every other byte that
+ * is not printable text made a space (string_escape_unprintable(): tabs, ESC, C1 controls, bytes of no
+ * valid UTF-8 sequence), so that they can be quoted on the console. Returns 0 and a new (possibly
  * empty, never NULL) array, or -ENOMEM. */
 #define LOG_LINE_MAX 200
 int log_tail_parse(const char *text, size_t max, char ***ret);

@@ -15,10 +15,12 @@
 
 #include <unistd.h>
 
+#include "fileio.h"
 #include "foyer-contract.h"
 #include "log.h"
 #include "plan.h"
 #include "plan-util.h"
+#include "unit-file.h"
 #include "util.h"
 
 static const Item md_items[] = {
@@ -60,6 +62,20 @@ static int plan_md_conf(Manifest *m) {
                         log_debug("%s%s does not exist.", streq(m->root, "/") ? "" : m->root, tree_confs[i]);
                         continue;
                 }
+                /* foyer-md-generator copies it into a file checked like a unit: a line with a control
+                 * character (a NUL, a DOS file's CR, an ESC) or a trailing backslash would be left out
+                 * there, with its entry. Refused here, where it can be fixed, rather than lost at boot. */
+                _cleanup_free_ char *text = NULL;
+                size_t size = 0, line = 0;
+
+                r = read_full_file(src, &text, &size);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to read %s: %m", src);
+                if (unit_file_check_text(text, size, &line) < 0)
+                        return log_error_errno(SYNTHETIC_ERRNO(EBADMSG),
+                                               "%s:%zu: a control character or a trailing backslash, which "
+                                               "foyer-md-generator would have to leave out at boot; fix that line.",
+                                               src, line);
                 _cleanup_free_ char *why = strjoin("the tree's ", tree_confs[i], " (read by foyer-md-generator)");
                 if (!why)
                         return log_oom();

@@ -1,39 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 #include <ctype.h>
-#include <stdint.h>
 
 #include "devspec.h"
 #include "macro.h"
 #include "strv.h"
-
-/* Length of the valid multi-byte UTF-8 sequence at s (non-overlong, no surrogates, <= U+10FFFF), else 0. */
-static int utf8_valid_multibyte(const unsigned char *s) {
-        uint32_t c;
-        int len;
-
-        if (s[0] < 0xc0)
-                return 0;
-        else if (s[0] < 0xe0)
-                len = 2, c = s[0] & 0x1f;
-        else if (s[0] < 0xf0)
-                len = 3, c = s[0] & 0x0f;
-        else if (s[0] < 0xf8)
-                len = 4, c = s[0] & 0x07;
-        else
-                return 0;
-
-        for (int i = 1; i < len; i++) {
-                if ((s[i] & 0xc0) != 0x80)
-                        return 0;
-                c = (c << 6) | (s[i] & 0x3f);
-        }
-        if ((len == 2 && c < 0x80) || (len == 3 && c < 0x800) || (len == 4 && c < 0x10000))
-                return 0;
-        if (c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
-                return 0;
-        return len;
-}
 
 int udev_encode_string(const char *str, char **ret) {
         const unsigned char *s = (const unsigned char *) str;
@@ -43,7 +14,7 @@ int udev_encode_string(const char *str, char **ret) {
         if (!r)
                 return -ENOMEM;
         while (*s) {
-                int n = utf8_valid_multibyte(s);
+                int n = utf8_valid_multibyte((const char *) s);
 
                 if (n > 1) {
                         memcpy(t, s, n);

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
+#include <assert.h>
 #include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -116,6 +119,94 @@ bool string_has_cc(const char *s) {
                 if ((unsigned char) *s < 0x20 || *s == 0x7f)
                         return true;
         return false;
+}
+
+int utf8_valid_multibyte(const char *str) {
+        const unsigned char *s = (const unsigned char *) str;
+        uint32_t c;
+        int len;
+
+        assert(str);
+
+        if (s[0] < 0xc0)
+                return 0;
+        else if (s[0] < 0xe0)
+                len = 2, c = s[0] & 0x1f;
+        else if (s[0] < 0xf0)
+                len = 3, c = s[0] & 0x0f;
+        else if (s[0] < 0xf8)
+                len = 4, c = s[0] & 0x07;
+        else
+                return 0;
+
+        /* A NUL is no continuation byte, so a sequence cut short stops there. */
+        for (int i = 1; i < len; i++) {
+                if ((s[i] & 0xc0) != 0x80)
+                        return 0;
+                c = (c << 6) | (s[i] & 0x3f);
+        }
+        if ((len == 2 && c < 0x80) || (len == 3 && c < 0x800) || (len == 4 && c < 0x10000))
+                return 0;
+        if (c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+                return 0;
+        return len;
+}
+
+size_t utf8_printable_len(const char *s) {
+        const unsigned char *u = (const unsigned char *) s;
+        int n;
+
+        assert(s);
+
+        if (u[0] >= 0x20 && u[0] < 0x7f)
+                return 1;
+        n = utf8_valid_multibyte(s);
+        /* U+0080..U+009F are C2 80..C2 9F. */
+        if (n == 2 && u[0] == 0xc2 && u[1] < 0xa0)
+                return 0;
+        return (size_t) n;
+}
+
+bool string_is_printable(const char *s) {
+        assert(s);
+
+        while (*s) {
+                size_t n = utf8_printable_len(s);
+
+                if (n == 0)
+                        return false;
+                s += n;
+        }
+        return true;
+}
+
+char *string_escape_unprintable(const char *s, char replacement) {
+        char *r, *t;
+
+        assert(s);
+        assert(replacement == 0 || (replacement >= 0x20 && replacement < 0x7f));
+
+        r = t = malloc(strlen(s) * 4 + 1);
+        if (!r)
+                return NULL;
+        while (*s) {
+                size_t n = utf8_printable_len(s);
+
+                if (n > 0) {
+                        memcpy(t, s, n);
+                        t += n;
+                        s += n;
+                        continue;
+                }
+                /* One byte at a time: a C1 control (C2 9B) shows as \xc2\x9b, a stray byte as itself. */
+                if (replacement)
+                        *t++ = replacement;
+                else
+                        t += sprintf(t, "\\x%02x", (unsigned char) *s);
+                s++;
+        }
+        *t = '\0';
+        return r;
 }
 
 int strv_split(const char *s, const char *separators, char ***ret) {

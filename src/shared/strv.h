@@ -41,3 +41,19 @@ char *strjoin_real(const char *a, ...) _sentinel_;
 
 /* Whether s contains a byte < 0x20 or 0x7f. */
 bool string_has_cc(const char *s);
+
+/* The length of the valid multi-byte UTF-8 sequence at s (shortest form, no surrogate, at most
+ * U+10FFFF), else 0 (an ASCII byte, a stray or invalid byte, a sequence cut short by the NUL). */
+int utf8_valid_multibyte(const char *s);
+/* The length of the character at s if it may reach a terminal, a log or an SVG as it is: printable
+ * ASCII, or a valid multi-byte UTF-8 sequence (above) that is not a C1 control (U+0080..U+009F, which
+ * terminals obey like ESC sequences). 0 for anything else: a C0 control, DEL, a C1 control, a byte
+ * that starts no valid sequence (a raw 0x9b is CSI on some terminals), and the NUL at the end. */
+size_t utf8_printable_len(const char *s);
+/* Whether every character of s passes utf8_printable_len(). */
+bool string_is_printable(const char *s);
+/* A copy of s with every byte that is not part of a printable character (utf8_printable_len()) written
+ * as "\xNN", or, if replacement is not 0, replaced by that (ASCII, printable) character; the rest (a
+ * backslash too, so that systemd's escaped unit names read the same) is kept. NULL on OOM. This is the
+ * one place strings from the journal, units, the command line or a file are made safe to print. */
+char *string_escape_unprintable(const char *s, char replacement);

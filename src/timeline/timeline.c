@@ -49,7 +49,11 @@ int timeline_add(Timeline *t, TimelineKind kind, const char *name, uint64_t star
         if (kind < 0 || kind >= _TIMELINE_KIND_MAX || start_us == TIMELINE_NONE ||
             (end_us != TIMELINE_NONE && end_us < start_us))
                 return -EINVAL;
-        copy = strdup(name);
+        /* Names come from the initrd's systemctl, udevadm and tracefs, or from a record file: a C1
+         * control or a stray byte (a raw 0x9b is CSI on some terminals) would reach the terminal of
+         * "foyer timeline" and the SVG as it is. Escaped here, the model holds printable names only,
+         * and the table, which sorts and reads back by name, is the same wherever it is written. */
+        copy = string_escape_unprintable(name, 0);
         if (!copy)
                 return -ENOMEM;
         e = reallocarray(t->events, t->n_events + 1, sizeof(TimelineEvent));

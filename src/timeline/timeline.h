@@ -39,7 +39,9 @@ const char *timeline_kind_to_string(TimelineKind k);
 TimelineKind timeline_kind_from_string(const char *s);
 
 void timeline_done(Timeline *t);
-/* Adds one event (name copied). end may be TIMELINE_NONE; an end before start is -EINVAL. */
+/* Adds one event (name copied, with what is not printable text escaped as \xNN by
+ * string_escape_unprintable(): C0 and C1 controls and bytes of no valid UTF-8 sequence). end may be
+ * TIMELINE_NONE; an end before start is -EINVAL. */
 int timeline_add(Timeline *t, TimelineKind kind, const char *name, uint64_t start_us, uint64_t end_us);
 /* Orders by start, then kind, then name (then end): the order of the table and of the chart's rows. */
 void timeline_sort(Timeline *t);

@@ -362,6 +362,78 @@ TEST(log_tail_parse) {
         strv_free(l);
 }
 
+/* Journal lines with C1 controls (U+009B is CSI), raw 0x80..0x9f bytes, cut-short and overlong
+ * sequences lose them to spaces, as C0 controls (trailing ones removed, a line of nothing else
+ * dropped); valid UTF-8 text stays, and a long line is cut at a character boundary. */
+TEST(log_tail_parse_unprintable) {
+        _cleanup_free_ char *long_line = NULL, *text = NULL;
+        char **l = NULL;
+
+        ASSERT_OK(log_tail_parse("a\xc2\x9b" "31mred\xc2\x85x\n"
+                                 "b\x9b" "2J\x80\x9f\n"
+                                 "c\xc0\xaf\xe0\x80\xaf\xed\xa0\x80 \xe2\x86!\n"
+                                 "\xc2\x9b\x9b\n"
+                                 "d caf\xc3\xa9 \xe2\x86\x92 \xc2\xa0ok\n", 5, &l));
+        ASSERT_EQ(strv_length(l), 4);
+        ASSERT_STREQ(l[0], "a  31mred  x");
+        ASSERT_STREQ(l[1], "b 2J");
+        ASSERT_STREQ(l[2], "c           !");
+        ASSERT_STREQ(l[3], "d caf\xc3\xa9 \xe2\x86\x92 \xc2\xa0ok");
+        strv_free(l);
+
+        /* "→" across LOG_LINE_MAX: the line ends before it, not in the middle of it. */
+        long_line = malloc(LOG_LINE_MAX + 10);
+        ASSERT_TRUE(long_line);
+        memset(long_line, 'x', LOG_LINE_MAX - 1);
+        strcpy(long_line + LOG_LINE_MAX - 1, "\xe2\x86\x92yz");
+        ASSERT_OK(log_tail_parse(long_line, 1, &l));
+        ASSERT_EQ(strv_length(l), 1);
+        ASSERT_EQ(strlen(l[0]), LOG_LINE_MAX - 1);
+        strv_free(l);
+        /* ... and kept when it fits. */
+        long_line[LOG_LINE_MAX - 3] = '\0';
+        text = strjoin(long_line, "\xe2\x86\x92zz");
+        ASSERT_TRUE(text);
+        ASSERT_OK(log_tail_parse(text, 1, &l));
+        ASSERT_EQ(strlen(l[0]), LOG_LINE_MAX);
+        ASSERT_TRUE(endswith(l[0], "\xe2\x86\x92"));
+        strv_free(l);
+}
+
+static void write_unprintable(FILE *f) {
+        BlockDevice dev = { .node = (char *) "/dev/vda" };
+
+        ASSERT_OK(explain_missing_device(f, &(MissingDevice) { .role = "root", .given = "root=/dev/a\xc2\x9b" "2J\x1b[0m\x9b",
+                                                               .source = "kernel command line",
+                                                               .path = "/dev/a\xc2\x9b" "2J\x1b[0m\x9b\xc3\xa9",
+                                                               .unit = "sysroot.mount" }, &dev, 1));
+        ASSERT_OK(explain_late_device(f, &(MissingDevice) { .role = "/usr", .given = "mount.usr=/dev/\xc2\x85",
+                                                            .source = "kernel command line", .path = "/dev/\xc2\x85",
+                                                            .unit = "sysusr-usr.mount" }, 0, NULL));
+        ASSERT_OK(explain_failed_unit(f, "sysroot.mount", FAILURE_MOUNT, NULL, "/dev/b\x9b" "c", NULL));
+        /* The unescaped mapping name holds U+009B: the placeholder, not the name. */
+        ASSERT_OK(explain_failed_unit(f, "systemd-cryptsetup@x\\xc2\\x9b.service", FAILURE_UNLOCK, NULL, "/dev/vdb", NULL));
+}
+
+TEST(explain_unprintable) {
+        _cleanup_free_ char *text = memstream_text(write_unprintable);
+
+        ASSERT_TRUE(text);
+        for (const char *p = text; *p;) {
+                size_t n = *p == '\n' ? 1 : utf8_printable_len(p);
+
+                if (n == 0)
+                        fprintf(stderr, "unprintable byte 0x%02x in:\n%s\n", (unsigned char) *p, text);
+                ASSERT_TRUE(n > 0);
+                p += n;
+        }
+        ASSERT_TRUE(strstr(text, "did not appear: root=/dev/a\\xc2\\x9b2J\\x1b[0m\\x9b (kernel command line)\n"));
+        ASSERT_TRUE(strstr(text, "  Waited for: /dev/a\\xc2\\x9b2J\\x1b[0m\\x9b\xc3\xa9\n"));
+        ASSERT_TRUE(strstr(text, "appeared too late: mount.usr=/dev/\\xc2\\x85 (kernel command line)\n"));
+        ASSERT_TRUE(strstr(text, "Mounting failed: sysroot.mount (/dev/b\\x9bc)\n"));
+        ASSERT_TRUE(strstr(text, "cryptsetup open /dev/vdb NAME,"));
+}
+
 static void write_fsck_with_log(FILE *f) {
         _cleanup_strv_free_ char **log = NULL;
 

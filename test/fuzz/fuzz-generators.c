@@ -14,7 +14,9 @@
  *     any line; foyer-driver's modprobe.conf: comments and "blacklist NAME", NAME one word without
  *     '/'; foyer-md's mdadm.conf: comments, "AUTO -all" and "ARRAY UUID=" with 32 hex digits in
  *     mdadm's 8:8:8:8 form, as the image's own mdadm.conf is $FOYER_MDADM_IMAGE_CONF=/nonexistent),
- *     and no line has a control character but tab or ends in a backslash.
+ *     and no line has a control character but tab or ends in a backslash;
+ *   - no unit line has a '%' that is not "%%" (a literal '%') or one of the specifiers the generators
+ *     write themselves (%i, %I, %f): a value from the input must never reach PID 1's expansion.
  * A violation abort()s with the file named. The generators are linked in, compiled with
  * -DFOYER_FUZZ_GENERATOR=fuzz_generator_main_NAME (see FOYER_DEFINE_MAIN() in generator.h); each one
  * frees and resets its arg_* state itself when it returns, so leaks and stale state show up too.
@@ -123,6 +125,14 @@ static void check_line(const char *path, const char *line, size_t n, FileForm fo
         }
         if (line[0] == ';')
                 return;
+        for (size_t i = 0; i < n; i++) {
+                if (line[i] != '%')
+                        continue;
+                if (i + 1 < n && line[i + 1] == '%')
+                        i++;
+                else if (i + 1 >= n || !strchr("iIf", line[i + 1]))
+                        violation(path, "a '%' that starts a specifier foyer does not write");
+        }
         if (line[0] == '[') {
                 if (line[n - 1] != ']' || n < 3)
                         violation(path, "bad section header");
@@ -250,6 +260,9 @@ static void plant(const char *parent) {
         } else if (streq(kind, "control")) {
                 p = strjoin(parent, "/" OUT "/normal/evil.service");
                 text = "[Service]\nDescription=a\033b\n";
+        } else if (streq(kind, "specifier")) {
+                p = strjoin(parent, "/" OUT "/normal/evil.service");
+                text = "[Service]\nTTYPath=/dev/tty%n\n";
         } else if (streq(kind, "backslash")) {
                 p = strjoin(parent, "/" OUT "/normal/evil.service");
                 text = "[Mount]\nOptions=ro\\\n";

@@ -12,7 +12,8 @@
 #  2. A value with a control character (a newline in a quoted rd.systemd.debug_shell=, \012 in any
 #     fstab field) or a trailing backslash (rootflags=, fstab options, crypttab fields): that value or
 #     entry is refused with a log line naming the parameter or file, no file contains the injected
-#     text, and the rest is written.
+#     text, and the rest is written. A '%' in rd.systemd.debug_shell= is doubled, so that no value of
+#     the command line puts a specifier into a unit (252 and 257 write it as it is).
 #  3. A module name of rd.driver.*= that is a path, holds a newline, a space or a '#', or starts with
 #     '-': that name is refused with a log line naming the parameter, no file contains it, and the
 #     other names of the list are written.
@@ -69,6 +70,14 @@ check_absent() {
 # No file below the outputs contains the injected text $1.
 check_not_injected() {
         ! grep -rqF -- "$1" "$out" || fail_with "injected text '$1' reached $(grep -rlF -- "$1" "$out")"
+}
+# No line of a file below the outputs holds a '%' that is not doubled ("%%" is a literal '%').
+check_no_specifier() {
+        local f
+        f=$(find "$out" -type f -exec grep -l '%' {} + | while IFS= read -r f; do
+                sed 's/%%//g' "$f" | grep -q '%' && echo "$f"
+        done)
+        [[ -z $f ]] || fail_with "a specifier reached $f: $(grep -h '%' "$f")"
 }
 check_exit() {
         [[ $rc == "$1" ]] || fail_with "exit status $rc, expected $1"
@@ -185,6 +194,22 @@ check_not_injected Evil
 check_exists normal/systemd-cryptsetup@ok.service
 n=$(find "$out/normal" -name 'systemd-cryptsetup@*.service' -type f | wc -l)
 [[ $n == 1 ]] || fail_with "$n volumes written, expected only ok"
+
+# 2e. A '%' in rd.systemd.debug_shell= (PID 1 would expand "%n" to the unit's name, "%1" fails): doubled in
+# both lines of the drop-in, so the TTY named is the one used; no '%' that starts a specifier is left.
+for tty in 'tty%n' 'ttyS%%1' '%' 'tty%' '/dev/tty%i' '%%%' 'tty%{x}'; do
+        what="rd.systemd.debug_shell=$tty"
+        run "$debug" "rd.systemd.debug_shell=$tty rd.systemd.wants=foo.service"
+        check_exit 0
+        check_contained
+        check_exists early/initrd.target.wants/foo.service
+        check_exists early/debug-shell.service.d/50-tty.conf
+        escaped=${tty#/dev/}
+        escaped=${escaped//%/%%}
+        grep -qxF "TTYPath=/dev/$escaped" "$out/early/debug-shell.service.d/50-tty.conf" 2>/dev/null ||
+                fail_with "no line TTYPath=/dev/$escaped"
+        check_no_specifier
+done
 
 # 3. rd.driver.*: the bad names are refused, each with its parameter named; the good ones are written.
 what="rd.driver.* names"

@@ -235,6 +235,108 @@ TEST(table_odd_rows) {
         ASSERT_EQ(timeline_add(&t, _TIMELINE_KIND_MAX, "x.service", 5, 6), -EINVAL);
 }
 
+/* What may reach a terminal as it is (src/shared/strv.c, used by the timeline and foyer-explain):
+ * printable ASCII and valid UTF-8 text; never a C0 or C1 control or a byte of no valid sequence. */
+TEST(printable) {
+        static const struct {
+                const char *in, *escaped, *replaced;
+        } cases[] = {
+                { "sysroot.mount", "sysroot.mount", "sysroot.mount" },
+                { "systemd-cryptsetup@luks\\x2dab.service", "systemd-cryptsetup@luks\\x2dab.service",
+                  "systemd-cryptsetup@luks\\x2dab.service" },                     /* a backslash stays */
+                { "caf\xc3\xa9 \xe2\x86\x92 \xf0\x9f\x92\xbe", "caf\xc3\xa9 \xe2\x86\x92 \xf0\x9f\x92\xbe",
+                  "caf\xc3\xa9 \xe2\x86\x92 \xf0\x9f\x92\xbe" },                  /* é → 💾 */
+                { "\xc2\xa0nbsp \xc2\xbf", "\xc2\xa0nbsp \xc2\xbf", "\xc2\xa0nbsp \xc2\xbf" }, /* U+00A0, U+00BF */
+                { "a\x1b[2Jb\x7f\t", "a\\x1b[2Jb\\x7f\\x09", "a [2Jb  " },         /* C0 and DEL */
+                { "a\xc2\x9b" "31m", "a\\xc2\\x9b31m", "a  31m" },                  /* U+009B, CSI */
+                { "\xc2\x80\xc2\x85\xc2\x9f", "\\xc2\\x80\\xc2\\x85\\xc2\\x9f", "      " }, /* U+0080, NEL, U+009F */
+                { "a\x9b" "31mb\x80\x9f", "a\\x9b31mb\\x80\\x9f", "a 31mb  " },     /* raw C1 bytes */
+                { "\xc3", "\\xc3", " " },                                           /* cut short by the end */
+                { "\xe2\x86", "\\xe2\\x86", "  " },
+                { "\xf0\x9f\x92 x", "\\xf0\\x9f\\x92 x", "    x" },
+                { "\xc0\xaf\xc1\x9b\xe0\x80\xaf\xf0\x80\x80\xaf", "\\xc0\\xaf\\xc1\\x9b\\xe0\\x80\\xaf\\xf0\\x80\\x80\\xaf",
+                  "           " },                                                  /* overlong '/', CSI, '/', '/' */
+                { "\xed\xa0\x80\xf4\x90\x80\x80\xf8\xff", "\\xed\\xa0\\x80\\xf4\\x90\\x80\\x80\\xf8\\xff",
+                  "         " },                                                    /* surrogate, > U+10FFFF, 0xf8, 0xff */
+                { "", "", "" },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                _cleanup_free_ char *e = string_escape_unprintable(cases[i].in, 0),
+                                    *r = string_escape_unprintable(cases[i].in, ' ');
+
+                ASSERT_STREQ(e, cases[i].escaped);
+                ASSERT_STREQ(r, cases[i].replaced);
+                ASSERT_TRUE(string_is_printable(e));
+                ASSERT_TRUE(string_is_printable(cases[i].in) == streq(cases[i].in, cases[i].escaped));
+        }
+        ASSERT_EQ(utf8_printable_len("\xc2\x9f"), 0);
+        ASSERT_EQ(utf8_printable_len("\xc2\xa0"), 2);
+        ASSERT_EQ(utf8_printable_len("\xe2\x86\x92"), 3);
+        ASSERT_EQ(utf8_printable_len(""), 0);
+}
+
+/* Text of printable characters, newlines and tabs. */
+static void assert_printable(const char *text) {
+        for (const char *p = text; *p;) {
+                size_t n = *p == '\n' || *p == '\t' ? 1 : utf8_printable_len(p);
+
+                if (n == 0)
+                        fprintf(stderr, "unprintable byte 0x%02x at %zu\n", (unsigned char) *p, (size_t) (p - text));
+                ASSERT_TRUE(n > 0);
+                p += n;
+        }
+}
+
+/* Names with C0 or C1 controls or bytes of no valid UTF-8 sequence, from the initrd's systemctl,
+ * udevadm and tracefs or a record file: "foyer timeline" prints none of them raw, in the table or
+ * the SVG; valid UTF-8 text stays as it is. */
+TEST(unprintable_names) {
+        _cleanup_(timeline_done) Timeline t = { .recorded_us = TIMELINE_NONE }, back = { .recorded_us = TIMELINE_NONE };
+        _cleanup_free_ char *table = NULL, *svg = NULL, *again = NULL;
+        size_t size = 0;
+        FILE *f;
+
+        ASSERT_OK(timeline_parse_units(&t, "Id=a\xc2\x9b" "2J.service\nInactiveExitTimestampMonotonic=1000\n"
+                                            "ActiveEnterTimestampMonotonic=2000\nInactiveEnterTimestampMonotonic=0\n"));
+        ASSERT_OK(timeline_parse_trace(&t, "modprobe-1 [000] ..... 1.500000: module_load: m\x9b" "31m\n"));
+        ASSERT_OK(timeline_parse_table(&t, "kind\tname\tstart_ms\tend_ms\n"
+                                           "device\t/dev/disk/by-label/caf\xc3\xa9\xe2\x86\x92\t3.000\t-\n"
+                                           "device\t/dev/disk/by-label/x\xc0\xaf\xe2\x86\t4.000\t-\n"
+                                           "unit\tb\xc2\x85" "c.service\t5.000\t6.000\n"));
+        ASSERT_OK(timeline_add(&t, TIMELINE_UNIT, "c\x1b]0;x\x07.service", 7000, TIMELINE_NONE));
+        timeline_sort(&t);
+        ASSERT_EQ(t.n_events, 6);
+        assert_event(&t, TIMELINE_UNIT, "a\\xc2\\x9b2J.service", 1000, 2000);
+        assert_event(&t, TIMELINE_MODULE, "m\\x9b31m", 1500000, TIMELINE_NONE);
+        assert_event(&t, TIMELINE_DEVICE, "/dev/disk/by-label/caf\xc3\xa9\xe2\x86\x92", 3000, TIMELINE_NONE);
+        assert_event(&t, TIMELINE_DEVICE, "/dev/disk/by-label/x\\xc0\\xaf\\xe2\\x86", 4000, TIMELINE_NONE);
+        assert_event(&t, TIMELINE_UNIT, "b\\xc2\\x85c.service", 5000, 6000);
+        assert_event(&t, TIMELINE_UNIT, "c\\x1b]0;x\\x07.service", 7000, TIMELINE_NONE);
+
+        f = open_memstream(&table, &size);
+        ASSERT_TRUE(f);
+        ASSERT_OK(timeline_write_table(&t, f));
+        fclose(f);
+        assert_printable(table);
+        ASSERT_TRUE(strstr(table, "\ndevice\t/dev/disk/by-label/caf\xc3\xa9\xe2\x86\x92\t3.000\t-\n"));
+        /* The table reads back to itself. */
+        ASSERT_OK(timeline_parse_table(&back, table));
+        timeline_sort(&back);
+        f = open_memstream(&again, &size);
+        ASSERT_TRUE(f);
+        ASSERT_OK(timeline_write_table(&back, f));
+        fclose(f);
+        ASSERT_STREQ(again, table);
+
+        f = open_memstream(&svg, &size);
+        ASSERT_TRUE(f);
+        ASSERT_OK(timeline_write_svg(&t, f));
+        fclose(f);
+        assert_printable(svg);
+        ASSERT_TRUE(strstr(svg, "data-name=\"m\\x9b31m\""));
+}
+
 /* The value of attribute name in the element that starts at p ("name=\"VALUE\""), or NULL. */
 static char *attr(const char *p, const char *name) {
         _cleanup_free_ char *key = strjoin(" ", name, "=\"");
