@@ -53,24 +53,26 @@ static int plan_md_conf(Manifest *m) {
         int r;
 
         for (size_t i = 0; i < ELEMENTSOF(tree_confs); i++) {
-                _cleanup_free_ char *src = NULL;
+                _cleanup_free_ char *src = path_prefix_root(m->root, tree_confs[i]), *text = NULL;
+                size_t size = 0, line = 0;
 
-                r = path_in_root(m->root, tree_confs[i], false, &src);
+                if (!src)
+                        return log_oom();
+                /* Read inside the tree, and the bytes checked are the bytes the image gets. */
+                r = read_full_file_in_root(m->root, tree_confs[i], &text, &size);
                 if (r == -ENOMEM)
                         return log_oom();
-                if (r < 0 || access(src, R_OK) < 0) {
-                        log_debug("%s%s does not exist.", streq(m->root, "/") ? "" : m->root, tree_confs[i]);
+                if (IN_SET(r, -ENOENT, -ENOTDIR, -ELOOP, -EACCES)) {
+                        log_debug("%s does not exist.", src);
                         continue;
                 }
+                if (r == -EBADFD)
+                        return log_error_errno(r, "%s is not a regular file (a FIFO, socket or device node?), refusing to read it.", src);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to read %s: %m", src);
                 /* foyer-md-generator copies it into a file checked like a unit: a line with a control
                  * character (a NUL, a DOS file's CR, an ESC) or a trailing backslash would be left out
                  * there, with its entry. Refused here, where it can be fixed, rather than lost at boot. */
-                _cleanup_free_ char *text = NULL;
-                size_t size = 0, line = 0;
-
-                r = read_full_file(src, &text, &size);
-                if (r < 0)
-                        return log_error_errno(r, "Failed to read %s: %m", src);
                 if (unit_file_check_text(text, size, &line) < 0)
                         return log_error_errno(SYNTHETIC_ERRNO(EBADMSG),
                                                "%s:%zu: a control character or a trailing backslash, which "
@@ -79,7 +81,7 @@ static int plan_md_conf(Manifest *m) {
                 _cleanup_free_ char *why = strjoin("the tree's ", tree_confs[i], " (read by foyer-md-generator)");
                 if (!why)
                         return log_oom();
-                r = manifest_add_file(m, FOYER_MDADM_IMAGE_CONF, src, why);
+                r = manifest_add_data(m, FOYER_MDADM_IMAGE_CONF, 0644, text, size, why);
                 if (r < 0)
                         return log_error_errno(r, "Failed to add %s: %m", src);
                 return 0;
