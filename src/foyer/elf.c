@@ -562,10 +562,21 @@ static int candidate_matches(const char *root, const char *image_path, uint16_t 
         Elf64_Half m;
         int r;
 
-        /* A FIFO or a device node at a library's name is not a candidate (and is not opened). */
+        /* A FIFO or a device node at a library's name is refused, not opened: opening a FIFO would
+         * hang the build, a device node may act on it. */
         fd = open_regular_in_root(root, image_path, 0, NULL);
         if (fd == -ENOMEM)
                 return fd;
+        if (fd == -EBADFD) {
+                _cleanup_close_ int path_fd = -EBADF;
+                struct stat st = {};
+
+                if (open_in_root(root, image_path, 0, &path_fd) >= 0)
+                        (void) fstat(path_fd, &st);
+                full = path_prefix_root(root, image_path);
+                return log_error_errno(fd, "Library %s is %s, not a regular file: refusing to open it.",
+                                       full ?: image_path, file_type_name(st.st_mode));
+        }
         if (fd < 0)
                 return 0;
         r = read_ident(fd, ident);

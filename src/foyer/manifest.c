@@ -289,6 +289,10 @@ int manifest_open_source(Manifest *m, const Entry *e) {
                                        "it is no longer the file planned for %s; refusing to read it.",
                                        e->source, path_fd < 0 ? strerror(-path_fd) : "another file", e->path);
         fd = fd_reopen_regular(path_fd, NULL);
+        if (IN_SET(fd, -EBADFD, -EISDIR, -ELOOP))       /* the same inode number, given to another file */
+                return log_error_errno(SYNTHETIC_ERRNO(ESTALE), "%s changed while the image was being built (it is "
+                                       "%s now): it is no longer the file planned for %s; refusing to read it.",
+                                       e->source, file_type_name(st.st_mode), e->path);
         if (fd < 0)
                 return log_error_errno(fd, "Failed to open %s (for %s): %m", e->source, e->reason);
         return fd;
