@@ -8,6 +8,7 @@
 
 #include "compress.h"
 #include "cpio.h"
+#include "foyer-contract.h"
 #include "log.h"
 #include "ls.h"
 #include "pe.h"
@@ -39,6 +40,7 @@ typedef struct Lister {
         bool link_pending;      /* LS_CAT: the wanted name is a hard link whose data comes with a
                                  * later name of inode link_ino (newc keeps it on the last name) */
         uint32_t link_ino;
+        char *key;              /* LS_CHECK: the first entry that holds a key, described, or NULL */
         uint64_t max_expanded;  /* 0: no limit */
         uint64_t expanded;      /* decompressed bytes so far, all streams */
         int stop;               /* why list_chunk() stopped the decompressor, already logged */
@@ -121,13 +123,47 @@ static int copy_data(const CpioEntry *e, const uint8_t *chunk, size_t n, void *u
         return 0;
 }
 
+/* Whether a regular file of an image is a key: kept from others (foyer writes key files 0400, SSH
+ * host keys 0600), or where foyer's contract puts keys, whatever its mode (another builder's image, or
+ * a key that was readable by others when it was added). A hard link's names share the mode, so
+ * the name without the data counts as well. */
+static bool entry_is_key(const CpioEntry *e) {
+        const char *p;
+
+        if ((e->mode & S_IFMT) != S_IFREG)
+                return false;
+        if (!(e->mode & S_IROTH))
+                return true;
+        p = image_path_skip_prefix(e->name);
+        FOREACH_STRING(dir, FOYER_SSH_HOST_KEY_DIR, FOYER_CRYPT_KEYS_DIR) {
+                const char *rest = startswith(p, dir + 1);  /* the archive's names have no leading "/" */
+
+                if (rest && rest[0] == '/')
+                        return true;
+        }
+        return false;
+}
+
+static int check_entry(Lister *l, const CpioEntry *e) {
+        _cleanup_free_ char *name = NULL;
+
+        if (l->key || !entry_is_key(e))
+                return 0;
+        name = escape(image_path_skip_prefix(e->name));
+        if (!name || asprintf(&l->key, "/%s (mode %04o)", name, (unsigned) (e->mode & 07777)) < 0) {
+                l->key = NULL;
+                return log_oom();
+        }
+        return 0;
+}
+
 static int print_entry(const CpioEntry *e, void *userdata) {
         Lister *l = userdata;
         char mode[11];
 
         count_entry(&l->counts, e);
         if (l->mode == LS_CHECK)
-                return 0;
+                return check_entry(l, e);
         if (l->mode == LS_CAT) {
                 if (l->link_pending && (e->mode & S_IFMT) == S_IFREG && e->ino == l->link_ino) {
                         l->copying = false;
@@ -387,8 +423,9 @@ int ls_data(const char *path, const uint8_t *data, size_t size, FILE *out, uint6
         return ls_walk(l, data, size);
 }
 
-int ls_check_initrd(const char *path, const uint8_t *data, size_t size) {
+int ls_check_initrd(const char *path, const uint8_t *data, size_t size, char **ret_key) {
         _cleanup_free_ Lister *l = NULL;
+        int r;
 
         assert(path);
         assert(data || size == 0);
@@ -396,7 +433,11 @@ int ls_check_initrd(const char *path, const uint8_t *data, size_t size) {
         l = lister_new(path, LS_CHECK, NULL);
         if (!l)
                 return log_oom();
-        return ls_walk(l, data, size);
+        r = ls_walk(l, data, size);
+        if (r >= 0 && ret_key)
+                *ret_key = TAKE_PTR(l->key);
+        free(l->key);
+        return r;
 }
 
 typedef struct MappedImage {
