@@ -328,7 +328,7 @@ static int write_uki(const UkiArgs *u, const char *target, const uint8_t *data, 
         _cleanup_close_ int unsigned_fd = -EBADF;
         int r;
 
-        r = output_file_open(target, &out);
+        r = output_file_open(target, mode, &out);
         if (r < 0)
                 return r;
 
@@ -351,7 +351,7 @@ static int write_uki(const UkiArgs *u, const char *target, const uint8_t *data, 
         }
         if (r < 0)
                 goto finish;
-        r = output_file_commit(&out, mode);
+        r = output_file_commit(&out);
 
 finish:
         output_file_done(&out);
