@@ -88,15 +88,15 @@ key_error() {   # PATTERN KEY: refused, the option and the file named
 }
 for mode in 0644 0604 0640 0620 0610 0660; do
         cp "$tmp/priv.pem" "$tmp/k$mode.pem" && chmod "$mode" "$tmp/k$mode.pem"
-        key_error "^foyer: --pcr-private-key $tmp/k$mode.pem may be read by .* (mode $mode).*Refusing" "$tmp/k$mode.pem"
+        key_error "^foyer[^:]*: --pcr-private-key $tmp/k$mode.pem may be read by .* (mode $mode).*Refusing" "$tmp/k$mode.pem"
 done
 ln -s priv.pem "$tmp/link.pem"
-key_error "^foyer: --pcr-private-key $tmp/link.pem is a symlink" "$tmp/link.pem"
+key_error "^foyer[^:]*: --pcr-private-key $tmp/link.pem is a symlink" "$tmp/link.pem"
 mkfifo -m 0600 "$tmp/fifo.pem"
 key_error "PCR private key $tmp/fifo.pem is not a regular file" "$tmp/fifo.pem"
 if [[ $(id -u) == 0 ]]; then
         cp "$tmp/priv.pem" "$tmp/theirs.pem" && chmod 0600 "$tmp/theirs.pem" && chown 65534 "$tmp/theirs.pem"
-        key_error "^foyer: --pcr-private-key $tmp/theirs.pem is owned by uid 65534, neither this user (uid 0) nor root" "$tmp/theirs.pem"
+        key_error "^foyer[^:]*: --pcr-private-key $tmp/theirs.pem is owned by uid 65534, neither this user (uid 0) nor root" "$tmp/theirs.pem"
 fi
 # 0600 and 0400, the user's: past the key checks, to the stand-in's failure.
 chmod 0400 "$tmp/k0644.pem"
