@@ -213,9 +213,13 @@ int build_image(const BuildConfig *c, int out_fd, int ucode_fd, char ***ret_keys
                 }
         }
 
-        /* emit */
+        /* emit. Root is locked, so only key files make the image secret; the output file knows it
+         * from the start, to keep the keys from others while it is written. */
+        r = plan_key_files(m, &keys);
+        if (r < 0)
+                goto finish;
         if (out_fd < 0) {
-                r = output_file_open(target, &out);
+                r = output_file_open(target, keys ? 0600 : 0644, &out);
                 if (r < 0)
                         goto finish;
         }
@@ -247,11 +251,7 @@ int build_image(const BuildConfig *c, int out_fd, int ucode_fd, char ***ret_keys
                 goto finish;
         }
 
-        /* commit: root is locked, so only key files make the image secret. */
-        r = plan_key_files(m, &keys);
-        if (r < 0)
-                goto finish;
-        /* A caller that asks for the keys embeds the image and tells about them itself. */
+        /* commit. A caller that asks for the keys embeds the image and tells about them itself. */
         if (keys && !ret_keys) {
                 _cleanup_strv_free_ char **volume_keys = NULL, **host_keys = NULL;
 
@@ -274,7 +274,7 @@ int build_image(const BuildConfig *c, int out_fd, int ucode_fd, char ***ret_keys
                                    "pose as this machine to SSH clients.", output, hlist);
         }
         if (out_fd < 0) {
-                r = output_file_commit(&out, keys ? 0600 : 0644);
+                r = output_file_commit(&out);
                 if (r < 0)
                         goto finish;
         }

@@ -8,6 +8,7 @@
 
 #include "compress.h"
 #include "cpio.h"
+#include "foyer-contract.h"
 #include "log.h"
 #include "ls.h"
 #include "pe.h"
@@ -26,6 +27,10 @@ typedef struct LsCounts {
         uint64_t file_bytes;    /* the regular files' data (a hard link's once: newc stores it once) */
 } LsCounts;
 
+/* The most of a shadow file that LS_CHECK keeps to look for password hashes; a longer one counts as
+ * holding one. */
+#define SHADOW_MAX 65536U
+
 typedef struct Lister {
         const char *path;
         LsMode mode;
@@ -39,6 +44,10 @@ typedef struct Lister {
         bool link_pending;      /* LS_CAT: the wanted name is a hard link whose data comes with a
                                  * later name of inode link_ino (newc keeps it on the last name) */
         uint32_t link_ino;
+        char *key;              /* LS_CHECK: the first entry that holds a key, described, or NULL */
+        char shadow[SHADOW_MAX];/* LS_CHECK: the data of the shadow file being read (check_data()) */
+        size_t shadow_size;
+        bool shadow_overflow;
         uint64_t max_expanded;  /* 0: no limit */
         uint64_t expanded;      /* decompressed bytes so far, all streams */
         int stop;               /* why list_chunk() stopped the decompressor, already logged */
@@ -121,13 +130,95 @@ static int copy_data(const CpioEntry *e, const uint8_t *chunk, size_t n, void *u
         return 0;
 }
 
+/* The password files: kept from others as a rule (foyer's own /etc/shadow is 0600, with root
+ * locked), so their mode says nothing; what they hold does (shadow_has_hash()). */
+static bool is_shadow(const CpioEntry *e) {
+        const char *p = image_path_skip_prefix(e->name);
+
+        return (e->mode & S_IFMT) == S_IFREG && (streq(p, "etc/shadow") || streq(p, "etc/gshadow"));
+}
+
+/* Whether a shadow file's lines give a password hash: a second field other than empty (no
+ * password) or only "*" and "!" (locked, none set). */
+static bool shadow_has_hash(const char *data, size_t size) {
+        const char *end = data + size;
+
+        for (const char *line = data; line < end;) {
+                const char *eol = memchr(line, '\n', end - line) ?: end, *f = memchr(line, ':', eol - line);
+
+                if (f)
+                        for (f++; f < eol && *f != ':'; f++)
+                                if (*f != '*' && *f != '!')
+                                        return true;
+                line = eol + 1;
+        }
+        return false;
+}
+
+/* LS_CHECK: a shadow file's data, kept for check_entry(). */
+static int check_data(const CpioEntry *e, const uint8_t *chunk, size_t n, void *userdata) {
+        Lister *l = userdata;
+
+        if (l->key || !is_shadow(e))
+                return 0;
+        if (n > SHADOW_MAX - l->shadow_size) {
+                l->shadow_overflow = true;
+                return 0;
+        }
+        memcpy(l->shadow + l->shadow_size, chunk, n);
+        l->shadow_size += n;
+        return 0;
+}
+
+/* Whether a regular file of an image is a key: kept from others (foyer writes key files 0400, SSH
+ * host keys 0600), or where foyer's contract puts keys, whatever its mode (another builder's image, or
+ * a key that was readable by others when it was added); a password file with a password hash. A
+ * hard link's names share the mode, so the name without the data counts as well. */
+static bool entry_is_key(Lister *l, const CpioEntry *e) {
+        const char *p;
+
+        if ((e->mode & S_IFMT) != S_IFREG)
+                return false;
+        if (is_shadow(e)) {
+                bool hash = l->shadow_overflow || shadow_has_hash(l->shadow, l->shadow_size);
+
+                l->shadow_size = 0;
+                l->shadow_overflow = false;
+                return hash;
+        }
+        if (!(e->mode & S_IROTH))
+                return true;
+        p = image_path_skip_prefix(e->name);
+        FOREACH_STRING(dir, FOYER_SSH_HOST_KEY_DIR, FOYER_CRYPT_KEYS_DIR) {
+                const char *rest = startswith(p, dir + 1);  /* the archive's names have no leading "/" */
+
+                if (rest && rest[0] == '/')
+                        return true;
+        }
+        return false;
+}
+
+static int check_entry(Lister *l, const CpioEntry *e) {
+        _cleanup_free_ char *name = NULL;
+
+        if (l->key || !entry_is_key(l, e))
+                return 0;
+        name = escape(image_path_skip_prefix(e->name));
+        if (!name || asprintf(&l->key, "/%s (mode %04o%s)", name, (unsigned) (e->mode & 07777),
+                              is_shadow(e) ? ", a password hash" : "") < 0) {
+                l->key = NULL;
+                return log_oom();
+        }
+        return 0;
+}
+
 static int print_entry(const CpioEntry *e, void *userdata) {
         Lister *l = userdata;
         char mode[11];
 
         count_entry(&l->counts, e);
         if (l->mode == LS_CHECK)
-                return 0;
+                return check_entry(l, e);
         if (l->mode == LS_CAT) {
                 if (l->link_pending && (e->mode & S_IFMT) == S_IFREG && e->ino == l->link_ino) {
                         l->copying = false;
@@ -194,6 +285,8 @@ static int list_compressed(Lister *l, Compression c, const uint8_t *data, size_t
         l->link_pending = false;        /* inode numbers belong to one archive */
         if (l->mode == LS_CAT)
                 cpio_reader_set_data_callback(&l->reader, copy_data);
+        else if (l->mode == LS_CHECK)
+                cpio_reader_set_data_callback(&l->reader, check_data);
         l->stop = 0;
         r = decompress_foreach(c, data + pos, size - pos, list_chunk, l, ret_used);
         if (r < 0 && l->stop < 0)
@@ -217,6 +310,8 @@ static int list_uncompressed(Lister *l, const uint8_t *data, size_t size, size_t
         l->link_pending = false;        /* inode numbers belong to one archive */
         if (l->mode == LS_CAT)
                 cpio_reader_set_data_callback(&l->reader, copy_data);
+        else if (l->mode == LS_CHECK)
+                cpio_reader_set_data_callback(&l->reader, check_data);
         r = cpio_reader_feed(&l->reader, data + pos, size - pos, ret_used);
         if (r == -EBADMSG)
                 return log_error_errno(r, "%s: corrupt cpio archive at offset %zu.", l->path, pos);
@@ -363,13 +458,15 @@ static int ls_walk(Lister *l, const uint8_t *data, size_t size) {
         return 0;
 }
 
-/* The reader holds a name and a target of up to 4 KiB each: not on the stack. */
+/* The reader holds a name and a target of up to 4 KiB each, LS_CHECK a shadow file: not on the stack. */
 static Lister *lister_new(const char *path, LsMode mode, FILE *out) {
-        Lister *l = malloc(sizeof(Lister));
+        Lister *l = calloc(1, sizeof(Lister));
 
         if (!l)
                 return NULL;
-        *l = (Lister) { .path = path, .mode = mode, .out = out };
+        l->path = path;
+        l->mode = mode;
+        l->out = out;
         return l;
 }
 
@@ -387,8 +484,9 @@ int ls_data(const char *path, const uint8_t *data, size_t size, FILE *out, uint6
         return ls_walk(l, data, size);
 }
 
-int ls_check_initrd(const char *path, const uint8_t *data, size_t size) {
+int ls_check_initrd(const char *path, const uint8_t *data, size_t size, char **ret_key) {
         _cleanup_free_ Lister *l = NULL;
+        int r;
 
         assert(path);
         assert(data || size == 0);
@@ -396,7 +494,11 @@ int ls_check_initrd(const char *path, const uint8_t *data, size_t size) {
         l = lister_new(path, LS_CHECK, NULL);
         if (!l)
                 return log_oom();
-        return ls_walk(l, data, size);
+        r = ls_walk(l, data, size);
+        if (r >= 0 && ret_key)
+                *ret_key = TAKE_PTR(l->key);
+        free(l->key);
+        return r;
 }
 
 typedef struct MappedImage {

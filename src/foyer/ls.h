@@ -19,8 +19,12 @@ int ls_image(const char *path);
 int ls_cat(const char *image, const char *path);
 
 /* Whether data is an initrd as foyer ls reads it: one or more cpio archives, each uncompressed or
- * compressed, nothing else (a UKI is refused). Logs what is wrong, naming path. */
-int ls_check_initrd(const char *path, const uint8_t *data, size_t size);
+ * compressed, nothing else (a UKI is refused). Logs what is wrong, naming path. With ret_key, also
+ * whether it holds a key: the first regular file that others may not read, or that is where foyer's
+ * contract puts keys (FOYER_SSH_HOST_KEY_DIR, FOYER_CRYPT_KEYS_DIR), or /etc/shadow or /etc/gshadow
+ * with a password hash (whatever their mode: foyer's own /etc/shadow is 0600 with root locked),
+ * described ("/PATH (mode 0400)", escaped), or NULL when none is. */
+int ls_check_initrd(const char *path, const uint8_t *data, size_t size, char **ret_key);
 
 /* Lists the image in data (named path in messages) to out. Memory use is bounded whatever the
  * input; max_expanded > 0 also refuses (-EFBIG) input that decompresses to more than that many

@@ -9,6 +9,7 @@
 
 #include "cmdline.h"
 #include "crypttab.h"
+#include "foyer-contract.h"
 #include "log.h"
 #include "plan.h"
 #include "plan-util.h"
@@ -17,7 +18,7 @@
 #include "util.h"
 
 #define CRYPTTAB "/etc/crypttab"
-#define KEYS_DIR "/etc/cryptsetup-keys.d"
+#define KEYS_DIR FOYER_CRYPT_KEYS_DIR
 #define KEY_REASON "key file"
 
 static const Item crypt_binaries[] = {

@@ -46,6 +46,11 @@ static bool stub_measures(int stub_version, const char *name) {
 }
 
 void uki_pcr_done(UkiPcr *p) {
+        if (p->private_pem)
+                explicit_bzero(p->private_pem, p->private_size);
+        free(p->private_pem);
+        p->private_pem = NULL;
+        p->private_size = 0;
         free(p->public_pem);
         p->public_pem = NULL;
         p->public_size = 0;
@@ -108,36 +113,50 @@ static int check_tool(const UkiPcr *p, int stub_version, const char * const *nam
                                "another).", p->tool_version, p->tool, stub_version, missing, need);
 }
 
-/* The private key stays with systemd-measure, which reads it; here only whether it is one, and
- * whether others can read it: whoever can sign PCR policies with it can unlock every volume
- * enrolled with its public key, on any machine whose PCR 11 the signed UKIs reproduce. */
-static int check_private_key(const char *path) {
+/* The private key: whoever can sign PCR policies with it can unlock every volume enrolled with its
+ * public key, on any machine whose PCR 11 the signed UKIs reproduce. So it must be the user's own
+ * (or root's) and kept from group and others, as ssh does with its keys. It is opened once, without
+ * following a symlink, and what was checked is what systemd-measure gets (a memfd, see
+ * uki_pcr_sign()): a path opened again later could name another file by then. */
+static int load_private_key(UkiPcr *p) {
         _cleanup_close_ int fd = -EBADF;
         _cleanup_free_ char *text = NULL;
+        const char *path = p->private_key;
         size_t size = 0;
         struct stat st;
-        bool pem;
         int r;
 
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
+        /* O_NONBLOCK: a FIFO is refused below instead of waiting for a writer. */
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK);
+        if (fd < 0) {
+                if (errno == ELOOP)
+                        return log_error_errno(errno, "--pcr-private-key %s is a symlink; name the key file itself.", path);
                 return log_error_errno(errno, "Failed to read PCR private key %s: %m", path);
+        }
         if (fstat(fd, &st) < 0)
                 return log_error_errno(errno, "Failed to stat PCR private key %s: %m", path);
         if (!S_ISREG(st.st_mode))
                 return log_error_errno(SYNTHETIC_ERRNO(EINVAL), "PCR private key %s is not a regular file.", path);
-        if (st.st_mode & S_IROTH)
+        if (st.st_mode & 0077)
                 return log_error_errno(SYNTHETIC_ERRNO(EPERM),
-                                       "PCR private key %s is readable by others (mode %04o): whoever can read it can "
+                                       "--pcr-private-key %s may be read by %s (mode %04o): whoever can read it can "
                                        "sign PCR policies for every volume enrolled with its public key. Refusing; "
-                                       "chmod o-r it.", path, (unsigned) (st.st_mode & 07777));
+                                       "chmod 600 it.", path, st.st_mode & 0007 ? "others" : "its group",
+                                       (unsigned) (st.st_mode & 07777));
+        if (st.st_uid != geteuid() && st.st_uid != 0)
+                return log_error_errno(SYNTHETIC_ERRNO(EPERM),
+                                       "--pcr-private-key %s is owned by uid %u, neither this user (uid %u) nor root: "
+                                       "its owner can replace or read it. Refusing.", path, (unsigned) st.st_uid,
+                                       (unsigned) geteuid());
         r = read_full_fd(fd, &text, &size);
         if (r < 0)
                 return log_error_errno(r, "Failed to read PCR private key %s: %m", path);
-        pem = strstr(text, "-----BEGIN ") && strstr(text, "PRIVATE KEY-----");
-        explicit_bzero(text, size);
-        if (!pem)
+        if (!strstr(text, "-----BEGIN ") || !strstr(text, "PRIVATE KEY-----")) {
+                explicit_bzero(text, size);
                 return log_error_errno(SYNTHETIC_ERRNO(EINVAL), "PCR private key %s is not a PEM private key.", path);
+        }
+        p->private_pem = TAKE_PTR(text);
+        p->private_size = size;
         return 0;
 }
 
@@ -195,14 +214,14 @@ int uki_pcr_prepare(UkiPcr *p, const PeImage *stub, const char *stub_path, int s
         if (r < 0)
                 return r;
 
-        r = check_private_key(p->private_key);
+        r = load_private_key(p);
         if (r < 0)
                 return r;
         return load_public_key(p);
 }
 
 typedef struct FdList {
-        int fds[PE_SECTION_MAX + 2];
+        int fds[PE_SECTION_MAX + 3];     /* the sections, .sbat, the public and the private key */
         size_t n;
 } FdList;
 
@@ -250,6 +269,7 @@ int uki_pcr_sign(const UkiPcr *p, const PeImage *stub, int stub_version, const P
 
         assert(p);
         assert(p->public_pem);
+        assert(p->private_pem);
         assert(stub);
         assert(sections || n_sections == 0);
         assert(ret);
@@ -289,9 +309,10 @@ int uki_pcr_sign(const UkiPcr *p, const PeImage *stub, int stub_version, const P
         r = pass_data("public-key", p->public_pem, p->public_size, &argv, &fds);
         if (r < 0)
                 return r;
-        arg = strjoin("--private-key=", p->private_key);
-        if (!arg || strv_consume(&argv, TAKE_PTR(arg)) < 0)
-                return log_oom();
+        /* The key as load_private_key() checked it, not the path again. */
+        r = pass_data("private-key", p->private_pem, p->private_size, &argv, &fds);
+        if (r < 0)
+                return r;
         /* One bank: systemd-cryptenroll binds to SHA256 where the TPM has it, and signing the four
          * banks systemd-measure would otherwise do quadruples the work for nothing. */
         if (strv_extend(&argv, "--bank=sha256") < 0 || strv_extend(&argv, "--json=short") < 0)

@@ -18,6 +18,8 @@ typedef struct UkiPcr {
         /* Filled by uki_pcr_prepare(). */
         const char *tool;               /* $FOYER_SYSTEMD_MEASURE or DEFAULT_SYSTEMD_MEASURE */
         int tool_version;
+        char *private_pem;              /* the private key's bytes, as checked (wiped by uki_pcr_done()) */
+        size_t private_size;
         char *public_pem;               /* the .pcrpkey section */
         size_t public_size;
 } UkiPcr;
@@ -26,7 +28,8 @@ void uki_pcr_done(UkiPcr *p);
 
 /* Cheap checks before any work: the stub measures the UKI at all (systemd-stub 252 or later), the
  * tool is there and knows the sections the stub will measure (as far as they are known now), the
- * private key is readable and not readable by others, the public key is a PEM public key. */
+ * private key is a regular file (not a symlink) owned by this user or root, readable by neither its
+ * group nor others, and a PEM private key (read once, here), the public key is a PEM public key. */
 int uki_pcr_prepare(UkiPcr *p, const PeImage *stub, const char *stub_path, int stub_version);
 
 /* Runs systemd-measure sign over those of the sections to add that the stub measures, plus the

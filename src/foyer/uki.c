@@ -251,11 +251,16 @@ static int build_initrd(BuildArgs *a, const char *kver, Blob *ret, Blob *ret_uco
         return r;
 }
 
-/* Reads the finished initrd named by --initrd. An initrd its owner keeps from others (foyer build
- * writes one with key files 0600) makes the UKI secret too: the UKI holds the same bytes. Mode and
- * content come from one open file, so they describe the same file. */
+/* Reads the finished initrd named by --initrd. The UKI holds the same bytes, so it is secret
+ * (0600) when the initrd is: when its owner keeps it from others (foyer build writes one with key
+ * files 0600), and when it holds a key whatever its own mode (a copy made 0644, another builder's
+ * image): a regular file others may not read, or one where foyer's contract puts keys
+ * (ls_check_initrd()). An initrd that cannot be read to its end (an unknown compression, corrupt,
+ * truncated) is refused, so whether it holds a key is never guessed. Mode and content come from one open
+ * file, so they describe the same file. */
 static int read_initrd(const char *path, Blob *ret, bool *ret_secret) {
         _cleanup_close_ int fd = -EBADF;
+        _cleanup_free_ char *key = NULL;
         Blob b = {};
         struct stat st;
         int r;
@@ -277,15 +282,19 @@ static int read_initrd(const char *path, Blob *ret, bool *ret_secret) {
                 return log_error_errno(SYNTHETIC_ERRNO(EINVAL), "initrd %s is empty.", path);
         }
         /* A kernel, a UKI or a file given by mistake would only fail at boot; read it as foyer ls
-         * does. */
-        r = ls_check_initrd(path, (const uint8_t *) b.data, b.size);
+         * does, every entry. */
+        r = ls_check_initrd(path, (const uint8_t *) b.data, b.size, &key);
         if (r < 0) {            /* logged, naming the file */
                 blob_done(&b);
                 return r;
         }
-        *ret_secret = !(st.st_mode & S_IROTH);
-        if (*ret_secret)
+        *ret_secret = !(st.st_mode & S_IROTH) || key;
+        if (!(st.st_mode & S_IROTH))
                 log_info("Initrd %s is not readable by others: the UKI is written with mode 0600.", path);
+        else if (key)
+                log_warning("Initrd %s holds a key, %s: the UKI is written with mode 0600. The initrd itself is "
+                            "readable by others (mode %04o): chmod 600 it.", path, key,
+                            (unsigned) (st.st_mode & 07777));
         *ret = b;
         return 0;
 }
@@ -325,7 +334,7 @@ static int write_uki(const UkiArgs *u, const char *target, const uint8_t *data, 
         _cleanup_close_ int unsigned_fd = -EBADF;
         int r;
 
-        r = output_file_open(target, &out);
+        r = output_file_open(target, mode, &out);
         if (r < 0)
                 return r;
 
@@ -348,7 +357,7 @@ static int write_uki(const UkiArgs *u, const char *target, const uint8_t *data, 
         }
         if (r < 0)
                 goto finish;
-        r = output_file_commit(&out, mode);
+        r = output_file_commit(&out);
 
 finish:
         output_file_done(&out);

@@ -36,6 +36,12 @@
  * writes there; the root generator's systemd-sysroot-fstab-check mode writes there by name. */
 #define FOYER_GENERATOR_NORMAL_DIR "/run/systemd/generator"
 
+/* The directory where systemd-cryptsetup looks for a volume's key file (NAME.key) when crypttab
+ * names none. Every regular file the builder puts there is a key (plan-crypt.c: mode 0400 in the
+ * image, the image 0600); foyer uki --initrd (ls.c) takes an initrd holding one for a secret one,
+ * whatever the file's mode, as it does one holding FOYER_SSH_HOST_KEY_DIR's files. */
+#define FOYER_CRYPT_KEYS_DIR "/etc/cryptsetup-keys.d"
+
 /* --- the root generator -------------------------------------------------------------------------- */
 
 /* foyer-root-generator in the image. Run by units/initrd-parse-etc.service.d/10-foyer.conf.in. */
@@ -220,7 +226,8 @@
 
 /* The host keys, dropbear's format: made once per system by the builder (dropbearkey) in the tree's
  * FOYER_SSH_HOST_KEY_DIR (or SshHostKeys=), kept there, and copied into the image at the same path, mode
- * 0600 (plan-ssh.c); read by dropbear (-r, FOYER_SSH_SERVICE). */
+ * 0600 (plan-ssh.c); read by dropbear (-r, FOYER_SSH_SERVICE). foyer uki --initrd (ls.c) takes an
+ * initrd holding a file in FOYER_SSH_HOST_KEY_DIR for a secret one. */
 #define FOYER_SSH_HOST_KEY_DIR "/etc/foyer/ssh"
 #define FOYER_SSH_HOST_KEY_ED25519 FOYER_SSH_HOST_KEY_DIR "/dropbear_ed25519_host_key"
 #define FOYER_SSH_HOST_KEY_ECDSA FOYER_SSH_HOST_KEY_DIR "/dropbear_ecdsa_host_key"

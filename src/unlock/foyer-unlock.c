@@ -15,7 +15,10 @@
  * Arguments are ignored: dropbear runs the forced command through root's login shell, which in an
  * image without shells (foyer build --no-shell) is this program itself ("foyer-unlock -c CMD"), so
  * nothing a client sends ever runs. In an image with a shell, once the unlocking is over, it runs what
- * the client asked for ($SSH_ORIGINAL_COMMAND, with /bin/sh -c), or a login shell. */
+ * the client asked for ($SSH_ORIGINAL_COMMAND, with /bin/sh -c), or a login shell; never while a
+ * question is still open (the input ended first, the agent failed, or a new question came): the
+ * login is for unlocking, and a command or a shell would run in an initrd whose volumes wait for
+ * their passphrase, so it is refused, saying so, with exit status 1. */
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -167,15 +170,23 @@ int main(int argc, char *argv[]) {
         if (access(FOYER_NO_SHELL_MARKER, F_OK) >= 0 || access(SHELL, X_OK) < 0)
                 return r;
 
-        /* An image with a shell: what the client asked for, or an interactive shell. */
+        /* An image with a shell: what the client asked for, or an interactive shell, but only once
+         * every question is answered. unlock() returns 0 only then; a question may also have come
+         * since it looked. */
         cmd = getenv("SSH_ORIGINAL_COMMAND");
+        if (isempty(cmd) && !isatty(STDIN_FILENO))
+                return r;       /* nothing to run: the unlocking was all */
+        if (r != 0 || pending_questions() > 0) {
+                fprintf(stderr, "foyer-unlock: a passphrase is still asked for: not running %s. Send the passphrase "
+                        "first (echo PASSPHRASE | ssh -T root@HOST).\n", isempty(cmd) ? "a shell" : "the command");
+                return r ?: 1;
+        }
         if (!isempty(cmd))
                 execl(SHELL, "sh", "-c", cmd, (char *) NULL);
-        else if (r == 0 && isatty(STDIN_FILENO)) {
+        else {
                 fprintf(stderr, "foyer-unlock: a shell in the initrd; it ends with the switch to the real root.\n");
                 execl(SHELL, "-sh", (char *) NULL);
-        } else
-                return r;
+        }
         fprintf(stderr, "foyer-unlock: cannot run %s: %m\n", SHELL);
         return 1;
 }

@@ -8,7 +8,11 @@
 #  - a question open, the passphrase on the input (no terminal): systemd-tty-ask-password-agent
 #    answers it with that line, exit 0;
 #  - a question open and the input already at its end (/dev/null, a closed pipe): exit 1, nothing
-#    answered.
+#    answered;
+#  - a command asked for ($SSH_ORIGINAL_COMMAND, as dropbear sets it), in an image with a shell (the
+#    build host: /bin/sh, no FOYER_NO_SHELL_MARKER): it runs once the passphrase is answered, never
+#    while a question is open: not when the input ended first, nor when a new question came after
+#    the unlocking looked over (the stand-in systemctl asks one as it says so); exit 1, saying why.
 # On a host whose PID 1 is systemd, its wall agent may announce the test's two questions to the
 # logged-in users ("foyer-unlock test 1:"), as for any question asked there.
 # Usage: test-foyer-unlock.sh FOYER-UNLOCK
@@ -21,13 +25,25 @@ command -v systemd-ask-password >/dev/null || skip "systemd-ask-password is not 
 [ -x /usr/bin/systemd-tty-ask-password-agent ] || skip "systemd-tty-ask-password-agent is not installed"
 tmp=$(mktemp -d /tmp/test-foyer-unlock.XXXXXX)
 asker=
-trap '[ -z "$asker" ] || kill "$asker" 2>/dev/null; rm -rf "$tmp"' EXIT
+trap '[ -z "$asker" ] || kill "$asker" 2>/dev/null; [ ! -s "$tmp/late.pid" ] || kill "$(cat "$tmp/late.pid")" 2>/dev/null; rm -rf "$tmp"' EXIT
 mkdir -p /run/systemd/ask-password
+if [ -e /etc/foyer/no-shell ] || [ ! -x /bin/sh ]; then skip "this host looks like an image without a shell"; fi
 
-# The stand-in systemctl: the unlocking is over once the asker has its answer.
+# The stand-in systemctl: the unlocking is over once the asker has its answer. With $tmp/late, it
+# first asks one more question (as a volume set up later would), and says so once it is asked.
 cat >"$tmp/systemctl" <<EOS
 #!/bin/sh
-[ -s "$tmp/answer" ]
+[ -s "$tmp/answer" ] || exit 1
+[ -e "$tmp/late" ] || exit 0
+rm -f "$tmp/late"
+before=\$(find /run/systemd/ask-password -name 'ask.*' | wc -l)
+setsid timeout 60 systemd-ask-password --no-tty --timeout=50 "foyer-unlock test late:" >/dev/null 2>&1 </dev/null &
+echo \$! >"$tmp/late.pid"
+for _ in \$(seq 100); do
+        [ "\$(find /run/systemd/ask-password -name 'ask.*' | wc -l)" -gt "\$before" ] && exit 0
+        sleep 0.1
+done
+exit 0
 EOS
 chmod +x "$tmp/systemctl"
 export FOYER_UNLOCK_SYSTEMCTL=$tmp/systemctl
@@ -73,4 +89,42 @@ rc=0
 cat "$tmp/out"
 [ "$rc" = 1 ] || fail "exit status $rc with the pipe closed, not 1"
 [ ! -s "$tmp/answer" ] || fail "something was answered: '$(cat "$tmp/answer")'"
+
+# unlock_cmd: foyer-unlock as dropbear runs it for "ssh root@HOST CMD"; CMD leaves $tmp/ran.
+unlock_cmd() {
+        rm -f "$tmp/ran"
+        SSH_ORIGINAL_COMMAND="echo ran >'$tmp/ran'" timeout 30 setsid "$unlock"
+}
+not_run() {
+        local rc=$1
+        cat "$tmp/out"
+        [ ! -e "$tmp/ran" ] || fail "the command ran while a passphrase was asked for"
+        [ "$rc" = 1 ] || fail "exit status $rc, not 1"
+        grep -q 'a passphrase is still asked for: not running the command' "$tmp/out" || fail "it does not say why the command did not run"
+}
+
+echo "== the same question, a command asked for, no input"
+rc=0
+unlock_cmd </dev/null >"$tmp/out" 2>&1 || rc=$?
+not_run "$rc"
+[ ! -s "$tmp/answer" ] || fail "something was answered: '$(cat "$tmp/answer")'"
+
+echo "== the same question, a command asked for, an empty pipe"
+rc=0
+: | unlock_cmd >"$tmp/out" 2>&1 || rc=$?
+not_run "$rc"
+
+echo "== the same question, the passphrase on the input, then the command"
+printf 'battery staple\n' | unlock_cmd >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "exit status $?"; }
+wait "$asker" || true
+asker=
+[ "$(cat "$tmp/answer")" = "battery staple" ] || fail "the question got '$(cat "$tmp/answer")', not the passphrase"
+[ -e "$tmp/ran" ] || { cat "$tmp/out"; fail "the command did not run after the unlocking"; }
+
+echo "== a question asked as the unlocking looked over, a command asked for"
+touch "$tmp/late"
+rc=0
+unlock_cmd </dev/null >"$tmp/out" 2>&1 || rc=$?
+[ ! -e "$tmp/late" ] || fail "the stand-in systemctl asked no late question"
+not_run "$rc"
 echo OK

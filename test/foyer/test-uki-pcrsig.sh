@@ -76,6 +76,34 @@ expect_error() {        # PATTERN ARGS...: exit non-zero, PATTERN on stderr, no 
         [[ ! -e $tmp/x.efi ]] || fail "x.efi exists after a failure"
 }
 
+# The private key file: the user's own (or root's), kept from group and others, a regular file
+# named directly. Checked before any signing, so a stand-in systemd-measure that only names a
+# version every stub is measured by does; none of these writes a UKI.
+echo "== the private key file"
+# shellcheck disable=SC2016  # $1 is the fake's
+printf '#!/bin/sh\n[ "$1" = --version ] && echo "systemd 999 (999)" && exit 0\nexit 1\n' > "$tmp/any-measure"
+chmod +x "$tmp/any-measure"
+key_error() {   # PATTERN KEY: refused, the option and the file named
+        FOYER_SYSTEMD_MEASURE=$tmp/any-measure expect_error "$1" "${common[@]}" --pcr-private-key "$2" --pcr-public-key "$tmp/pub.pem"
+}
+for mode in 0644 0604 0640 0620 0610 0660; do
+        cp "$tmp/priv.pem" "$tmp/k$mode.pem" && chmod "$mode" "$tmp/k$mode.pem"
+        key_error "^foyer[^:]*: --pcr-private-key $tmp/k$mode.pem may be read by .* (mode $mode).*Refusing" "$tmp/k$mode.pem"
+done
+ln -s priv.pem "$tmp/link.pem"
+key_error "^foyer[^:]*: --pcr-private-key $tmp/link.pem is a symlink" "$tmp/link.pem"
+mkfifo -m 0600 "$tmp/fifo.pem"
+key_error "PCR private key $tmp/fifo.pem is not a regular file" "$tmp/fifo.pem"
+if [[ $(id -u) == 0 ]]; then
+        cp "$tmp/priv.pem" "$tmp/theirs.pem" && chmod 0600 "$tmp/theirs.pem" && chown 65534 "$tmp/theirs.pem"
+        key_error "^foyer[^:]*: --pcr-private-key $tmp/theirs.pem is owned by uid 65534, neither this user (uid 0) nor root" "$tmp/theirs.pem"
+fi
+# 0600 and 0400, the user's: past the key checks, to the stand-in's failure.
+chmod 0400 "$tmp/k0644.pem"
+for k in "$tmp/priv.pem" "$tmp/k0644.pem"; do
+        key_error "sign failed" "$k"
+done
+
 if (( stub_version >= 254 && tool_version < 254 )); then
         echo "== stub $stub_version measures .uname and .sbat, which systemd-measure $tool_version cannot"
         expect_error "systemd-measure $tool_version ($measure) cannot compute what systemd-stub $stub_version measures: it knows no .uname, .sbat section; that needs systemd-measure 254" \
@@ -174,8 +202,6 @@ expect_error "Failed to read PCR public key $tmp/none" "${common[@]}" --pcr-priv
 expect_error "PCR public key $tmp/priv.pem is not a PEM public key" "${common[@]}" --pcr-private-key "$tmp/priv.pem" --pcr-public-key "$tmp/priv.pem"
 cp "$tmp/pub.pem" "$tmp/pub-0600.pem" && chmod 0600 "$tmp/pub-0600.pem"
 expect_error "PCR private key $tmp/pub-0600.pem is not a PEM private key" "${common[@]}" --pcr-private-key "$tmp/pub-0600.pem" --pcr-public-key "$tmp/pub.pem"
-cp "$tmp/priv.pem" "$tmp/open.pem" && chmod 0644 "$tmp/open.pem"
-expect_error "PCR private key $tmp/open.pem is readable by others (mode 0644)" "${common[@]}" --pcr-private-key "$tmp/open.pem" --pcr-public-key "$tmp/pub.pem"
 FOYER_SYSTEMD_MEASURE=$tmp/no-measure expect_error "systemd-measure $tmp/no-measure: No such file or directory" "${common[@]}" "${keys[@]}"
 # shellcheck disable=SC2016  # $1 is the fake's
 printf '#!/bin/sh\n[ "$1" = --version ] && echo "systemd 252 (252)" && exit 0\necho "not json"\n' > "$tmp/fake-measure"

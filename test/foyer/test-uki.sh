@@ -79,6 +79,46 @@ cp "$tmp/initrd.cpio" "$tmp/secret.cpio" && chmod 0600 "$tmp/secret.cpio"
         --os-release "$tmp/os-release"
 [[ $(stat -c %a "$tmp/secret.efi") == 600 ]] || fail "UKI of a 0600 initrd has mode $(stat -c %a "$tmp/secret.efi")"
 
+echo "== modes: the UKI of a 0644 initrd that holds a key is 0600, and says so"
+# key_initrd NAME DIR: a 0644 initrd of DIR's files with their modes, plain; NAME.gz compressed
+# after an uncompressed archive (as an early microcode archive precedes the main one).
+key_initrd() {
+        (cd "$2" && find . -mindepth 1 | sort | cpio -o -H newc --quiet > "$tmp/$1")
+        cat "$tmp/initrd.cpio" > "$tmp/$1.gz" && gzip -c "$tmp/$1" >> "$tmp/$1.gz"
+        chmod 0644 "$tmp/$1" "$tmp/$1.gz"
+}
+mkdir -p "$tmp/k1/etc/keys" "$tmp/k2/etc/foyer/ssh" "$tmp/k3/etc/cryptsetup-keys.d" "$tmp/k4/etc"
+echo hello > "$tmp/k1/hello" && echo secret > "$tmp/k1/etc/keys/data.key" && chmod 0400 "$tmp/k1/etc/keys/data.key"
+cp "$tmp/k1/hello" "$tmp/k2/" && echo secret > "$tmp/k2/etc/foyer/ssh/dropbear_ed25519_host_key"
+chmod 0644 "$tmp/k2/etc/foyer/ssh/dropbear_ed25519_host_key"
+cp "$tmp/k1/hello" "$tmp/k3/" && echo secret > "$tmp/k3/etc/cryptsetup-keys.d/root.key"
+chmod 0644 "$tmp/k3/etc/cryptsetup-keys.d/root.key"
+# A password hash in /etc/shadow; foyer's own, 0600 with root locked, is no secret.
+# shellcheck disable=SC2016 # the hash's "$" are the file's
+cp "$tmp/k1/hello" "$tmp/k4/" && printf 'root:*:1::::::\nuser:$6$salt$hash:1::::::\n' > "$tmp/k4/etc/shadow"
+chmod 0640 "$tmp/k4/etc/shadow"
+printf 'root:*:1::::::\nnobody:!:1::::::\n' > "$tmp/k1/etc/shadow" && chmod 0600 "$tmp/k1/etc/shadow"
+key_initrd k1.cpio "$tmp/k1"
+key_initrd k2.cpio "$tmp/k2"
+key_initrd k3.cpio "$tmp/k3"
+key_initrd k4.cpio "$tmp/k4"
+for i in k1.cpio:/etc/keys/data.key:0400 k1.cpio.gz:/etc/keys/data.key:0400 \
+         k2.cpio:/etc/foyer/ssh/dropbear_ed25519_host_key:0644 k2.cpio.gz:/etc/foyer/ssh/dropbear_ed25519_host_key:0644 \
+         k3.cpio:/etc/cryptsetup-keys.d/root.key:0644 k3.cpio.gz:/etc/cryptsetup-keys.d/root.key:0644 \
+         k4.cpio:/etc/shadow:'0640, a password hash' k4.cpio.gz:/etc/shadow:'0640, a password hash'; do
+        IFS=: read -r initrd path mode <<< "$i"
+        rm -f "$tmp/key.efi"
+        "$foyer" uki -o "$tmp/key.efi" --stub "$stub" --kernel "$kernel" --initrd "$tmp/$initrd" \
+                --os-release "$tmp/os-release" 2> "$tmp/err" || { cat "$tmp/err"; fail "uki --initrd $initrd"; }
+        [[ $(stat -c %a "$tmp/key.efi") == 600 ]] || fail "UKI of the 0644 $initrd has mode $(stat -c %a "$tmp/key.efi")"
+        grep -qF "holds a key, $path (mode $mode): the UKI is written with mode 0600" "$tmp/err" ||
+                { cat "$tmp/err"; fail "$initrd: no warning naming $path"; }
+done
+# The same files, none of them a key (the data file 0644, /etc/shadow 0600 without a hash): 0644 stays.
+chmod 0644 "$tmp/k1/etc/keys/data.key" && key_initrd plain.cpio "$tmp/k1"
+"$foyer" uki -o "$tmp/plain.efi" --stub "$stub" --kernel "$kernel" --initrd "$tmp/plain.cpio.gz" --os-release "$tmp/os-release"
+[[ $(stat -c %a "$tmp/plain.efi") == 644 ]] || fail "UKI of an initrd without keys has mode $(stat -c %a "$tmp/plain.efi")"
+
 echo "== deterministic"
 "$foyer" uki -o "$tmp/b.efi" --stub "$stub" --kernel "$kernel" --initrd "$tmp/initrd.cpio" \
         --cmdline @"$tmp/cmdline" --os-release "$tmp/os-release"
