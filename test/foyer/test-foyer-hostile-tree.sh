@@ -69,7 +69,7 @@ build() {
         fi
         [ "$(outside_state)" = "$before" ] || { diff <(echo "$before") <(outside_state) || true; fail "$name: a file outside the tree was written"; }
         # Nothing beside the output: no temporary file left in its directory.
-        if compgen -G "$tmp/.$name*" >/dev/null || compgen -G "$tmp/$name.img.*" >/dev/null; then
+        if compgen -G "$tmp/.*$name*" >/dev/null || compgen -G "$tmp/$name.img.*" >/dev/null; then
                 find "$tmp" -maxdepth 1 -name "*$name*"
                 fail "$name: a temporary file was left beside the output"
         fi
