@@ -17,6 +17,7 @@
 #include "microcode.h"
 #include "modules.h"
 #include "plan.h"
+#include "plan-table.h"
 #include "probe.h"
 #include "resolve.h"
 #include "util.h"
@@ -85,214 +86,244 @@ static int output_prepare(const char *pattern, const char *kver, char **ret_outp
         return 0;
 }
 
-int build_image(const BuildConfig *c, int out_fd, int ucode_fd, char ***ret_keys) {
-        _cleanup_(manifest_freep) Manifest *m = NULL;
-        _cleanup_strv_free_ char **search_path = NULL, **wanted = NULL, **keys = NULL;
-        _cleanup_free_ char *output = NULL, *target = NULL;
-        _cleanup_(sink_freep) Sink *sink = NULL;
-        OutputFile out = OUTPUT_FILE_NULL;
-        Probe p = {};
-        _cleanup_(host_stack_done) HostStack host = {};
-        ModuleRequest req = {};
-        CpioWriter w;
-        uint64_t mtime, ucode_size = 0;
+/* What the stages of a build share: build_image() runs them in order, each a step a reader can
+ * follow by its name (probe, plan, modules, libraries, write, commit), and releases it at the end. */
+typedef struct Build {
+        const BuildConfig *config;
+        const char *root;
+        int out_fd, ucode_fd;           /* the caller's descriptors, or -EBADF */
+        uint64_t mtime;
+        double started;
+
+        Probe probe;
+        HostStack host;
+        Manifest *manifest;
+        char *output, *target;          /* for messages; the file it replaces */
+        char **keys;                    /* the image paths of the key files */
+        OutputFile out;
+        Sink *sink;
+        uint64_t ucode_size;
+        struct stat written;
+} Build;
+
+static void build_done(Build *b) {
+        output_file_done(&b->out);
+        sink_free(b->sink);
+        manifest_free(b->manifest);
+        strv_free(b->keys);
+        free(b->output);
+        free(b->target);
+        host_stack_done(&b->host);
+        probe_done(&b->probe);
+}
+
+static int build_out_fd(const Build *b) {
+        return b->out_fd >= 0 ? b->out_fd : b->out.fd;
+}
+
+/* The source tree, the timestamp, and an output path that fails in milliseconds, before the work
+ * (unless it depends on the kernel version). */
+static int build_prepare(Build *b) {
+        const BuildConfig *c = b->config;
         struct stat st;
-        double t0 = now_s();
-        const char *root = c->root ?: "/";
         int r;
 
-        r = source_date_epoch(&mtime);
+        r = source_date_epoch(&b->mtime);
         if (r < 0)
                 return r;
+        if (stat(b->root, &st) < 0 || !S_ISDIR(st.st_mode))
+                return log_error_errno(errno ?: ENOTDIR, "Source root %s is not a directory: %m", b->root);
+        if (b->out_fd < 0 && c->output && !output_uses_kver(c->output))
+                return output_prepare(c->output, NULL, &b->output, &b->target);
+        return 0;
+}
 
-        if (stat(root, &st) < 0 || !S_ISDIR(st.st_mode))
-                return log_error_errno(errno ?: ENOTDIR, "Source root %s is not a directory: %m", root);
+/* The kernel (and, for a host-only image, the devices below the root), then the output path. */
+static int build_probe(Build *b) {
+        const BuildConfig *c = b->config;
+        int r;
 
-        /* A wrong output path fails in milliseconds, before the work: before the probe, unless the
-         * path depends on the kernel version. */
-        if (out_fd < 0 && c->output && !output_uses_kver(c->output)) {
-                r = output_prepare(c->output, NULL, &output, &target);
-                if (r < 0)
-                        return r;
-        }
-
-        /* probe */
-        r = probe_host(root, c->kver, &p);
+        r = probe_host(b->root, c->kver, &b->probe);
         if (r < 0)
                 return r;
         if (c->hostonly) {
                 /* 0: the devices are not this host's or not there; the generic image, as logged. */
-                r = hostonly_probe(root, &host);
+                r = hostonly_probe(b->root, &b->host);
                 if (r < 0)
-                        goto finish;
+                        return r;
                 if (r > 0)
-                        p.host = &host;
+                        b->probe.host = &b->host;
         }
+        if (b->out_fd >= 0)
+                return (b->output = strdup("the initrd")) ? 0 : log_oom();
+        if (!b->output)
+                return output_prepare(c->output, b->probe.kver, &b->output, &b->target);
+        return 0;
+}
 
-        if (out_fd >= 0)
-                output = strdup("the initrd");
-        else if (!output)
-                r = output_prepare(c->output, p.kver, &output, &target);
+/* Everything the planners of plan.c's table add. */
+static int build_plan(Build *b) {
+        int r;
+
+        r = manifest_new(b->root, &b->manifest);
         if (r < 0)
-                goto finish;
-        if (!output) {
-                r = log_oom();
-                goto finish;
-        }
+                return log_error_errno(r, "Failed to open %s: %m", b->root);
+        return plan_image(b->manifest, b->config, &b->probe);
+}
 
-        /* plan */
-        r = manifest_new(root, &m);
-        if (r < 0) {
-                r = log_oom();
-                goto finish;
-        }
-        r = plan_image(m, c, &p);
+/* The kernel modules: a host-only image takes what the host's devices need, the generic one the
+ * default set and the hardware classes; both what the planners' modules hooks ask for. */
+static int build_modules(Build *b) {
+        _cleanup_strv_free_ char **wanted = NULL;
+        ModuleRequest req = { .required = b->config->add_modules };
+        Probe *p = &b->probe;
+        int r;
+
+        r = plan_image_modules(b->manifest, b->config, p, p->host ? &b->host.wanted : &wanted);
         if (r < 0)
-                goto finish;
-
-        /* resolve: modules, then the library closure of everything planned. A host-only image
-         * takes what the host's devices need; the generic one the default set and the hardware
-         * classes. */
-        req.required = c->add_modules;
-        if (p.host && manifest_find(m, "/usr/lib/systemd/systemd-cryptsetup")) {
-                /* A volume that unlocks with the TPM2 needs its driver (built in on Debian). */
-                _cleanup_(token_asks_done) TokenAsks asks = {};
-
-                r = plan_token_asks(m, c, &p, &asks);
-                if (r < 0)
-                        goto finish;
-                if (asks.include[TOKEN_TPM2] &&
-                    (strv_extend(&host.wanted, "tpm_tis") < 0 || strv_extend(&host.wanted, "tpm_crb") < 0)) {
-                        r = log_oom();
-                        goto finish;
-                }
-        }
-        /* SSH unlocking: the network drivers (into the host's list, or the default one below). */
-        r = plan_ssh_modules(c, &p, p.host ? &host.wanted : &wanted);
-        if (r < 0)
-                goto finish;
-        if (p.host) {
-                req.needed = p.host->required;
-                req.needed_by = p.host->needed;
-                req.wanted = p.host->wanted;
+                return r;
+        if (p->host) {
+                req.needed = p->host->required;
+                req.needed_by = p->host->needed;
+                req.wanted = p->host->wanted;
         } else {
                 for (const char *const *n = plan_default_modules; *n; n++)
-                        if (strv_extend(&wanted, *n) < 0) {
-                                r = log_oom();
-                                goto finish;
-                        }
+                        if (!strv_contains(wanted, *n) && strv_extend(&wanted, *n) < 0)
+                                return log_oom();
                 req.wanted = wanted;
                 req.classes = true;
         }
-        r = modules_add(m, &p, &req);
-        if (r < 0)
-                goto finish;
+        return modules_add(b->manifest, p, &req);
+}
 
-        r = elf_search_path(root, &search_path);
-        if (r < 0) {
-                log_error_errno(r, "Failed to read the loader configuration of %s: %m", root);
-                goto finish;
-        }
+/* The library closure of everything planned, then the closure check; with -v, why each entry is
+ * there. */
+static int build_libraries(Build *b) {
+        _cleanup_strv_free_ char **search_path = NULL;
+        const Probe *p = &b->probe;
+        bool unlocks;
+        int r;
+
+        r = elf_search_path(b->root, &search_path);
+        if (r < 0)
+                return log_error_errno(r, "Failed to read the loader configuration of %s: %m", b->root);
         /* A host-only image that unlocks nothing needs none of the unlocking features of
          * libsystemd-shared (libcryptsetup, and TPM2, FIDO2 and PKCS#11 tokens in later systemd). */
-        r = resolve_libraries_skip(m, search_path, RESOLVE_DLOPEN,
-                                   p.host && !p.host->crypt && !manifest_find(m, "/usr/lib/systemd/systemd-cryptsetup") ?
-                                   (char **) unlock_features : NULL);
+        unlocks = !p->host || p->host->crypt || manifest_find(b->manifest, "/usr/lib/systemd/systemd-cryptsetup");
+        r = resolve_libraries_skip(b->manifest, search_path, RESOLVE_DLOPEN, unlocks ? NULL : (char **) unlock_features);
         if (r < 0)
-                goto finish;
-        r = closure_check(m);
+                return r;
+        r = closure_check(b->manifest);
         if (r < 0)
-                goto finish;
+                return r;
+        if (log_get_max_level() >= LOG_DEBUG && manifest_foreach_sorted(b->manifest, log_entry_reason, NULL) < 0)
+                return log_oom();
+        return 0;
+}
 
-        /* -v: why each entry is in the image, in the order of the listing */
-        if (log_get_max_level() >= LOG_DEBUG) {
-                r = manifest_foreach_sorted(m, log_entry_reason, NULL);
-                if (r < 0) {
-                        r = log_oom();
-                        goto finish;
-                }
-        }
+/* The archive: the early microcode archive first (the kernel reads it, uncompressed, from the
+ * start), then the compressed one. Root is locked, so only key files make the image secret; the
+ * output file knows it from the start, to keep the keys from others while it is written. */
+static int build_write(Build *b) {
+        const BuildConfig *c = b->config;
+        CpioWriter w;
+        int r;
 
-        /* emit. Root is locked, so only key files make the image secret; the output file knows it
-         * from the start, to keep the keys from others while it is written. */
-        r = plan_key_files(m, &keys);
+        r = plan_key_files(b->manifest, &b->keys);
         if (r < 0)
-                goto finish;
-        if (out_fd < 0) {
-                r = output_file_open(target, keys ? 0600 : 0644, &out);
+                return r;
+        if (b->out_fd < 0) {
+                r = output_file_open(b->target, b->keys ? 0600 : 0644, &b->out);
                 if (r < 0)
-                        goto finish;
+                        return r;
         }
-        /* The early microcode archive first: the kernel reads it, uncompressed, from the start. */
-        r = microcode_write_early_cpio(root, c->microcode >= 0 ? c->microcode : p.host ? MICROCODE_HOST : MICROCODE_ALL,
-                                       mtime, ucode_fd >= 0 ? ucode_fd : out_fd >= 0 ? out_fd : out.fd,
-                                       &ucode_size);
+        r = microcode_write_early_cpio(b->root,
+                                       c->microcode >= 0 ? c->microcode : b->probe.host ? MICROCODE_HOST : MICROCODE_ALL,
+                                       b->mtime, b->ucode_fd >= 0 ? b->ucode_fd : build_out_fd(b), &b->ucode_size);
         if (r < 0)
-                goto finish;
-        if (ucode_fd >= 0)
-                ucode_size = 0;         /* not in this file */
-        r = sink_new(c->compression, c->level, out_fd >= 0 ? out_fd : out.fd, &sink);
-        if (r < 0) {
-                log_error_errno(r, "Failed to set up %s compression: %m", compression_to_string(c->compression));
-                goto finish;
-        }
-        cpio_writer_init(&w, sink, mtime);
-        r = cpio_write_manifest(&w, m);
+                return r;
+        if (b->ucode_fd >= 0)
+                b->ucode_size = 0;      /* not in this file */
+        r = sink_new(c->compression, c->level, build_out_fd(b), &b->sink);
         if (r < 0)
-                goto finish;
-        r = sink_finish(sink);
-        if (r < 0) {
-                log_error_errno(r, "Failed to write %s: %m", output);
-                goto finish;
-        }
+                return log_error_errno(r, "Failed to set up %s compression: %m", compression_to_string(c->compression));
+        cpio_writer_init(&w, b->sink, b->mtime);
+        r = cpio_write_manifest(&w, b->manifest);
+        if (r < 0)
+                return r;
+        r = sink_finish(b->sink);
+        if (r < 0)
+                return log_error_errno(r, "Failed to write %s: %m", b->output);
+        if (fstat(build_out_fd(b), &b->written) < 0)
+                return log_error_errno(errno, "Failed to stat %s: %m", b->output);
+        return 0;
+}
 
-        if (fstat(out_fd >= 0 ? out_fd : out.fd, &st) < 0) {
-                r = log_error_errno(errno, "Failed to stat %s: %m", output);
-                goto finish;
-        }
+/* Says which keys the image holds (unless the caller embeds it and says so itself), names the
+ * file, and reports. */
+static int build_commit(Build *b, bool caller_tells_keys) {
+        const BuildConfig *c = b->config;
+        int r;
 
-        /* commit. A caller that asks for the keys embeds the image and tells about them itself. */
-        if (keys && !ret_keys) {
+        if (b->keys && !caller_tells_keys) {
                 _cleanup_strv_free_ char **volume_keys = NULL, **host_keys = NULL;
 
-                STRV_FOREACH(k, keys)
-                        if (strv_extend(startswith(*k, FOYER_SSH_HOST_KEY_DIR "/") ? &host_keys : &volume_keys, *k) < 0) {
-                                r = log_oom();
-                                goto finish;
-                        }
+                STRV_FOREACH(k, b->keys)
+                        if (strv_extend(startswith(*k, FOYER_SSH_HOST_KEY_DIR "/") ? &host_keys : &volume_keys, *k) < 0)
+                                return log_oom();
                 _cleanup_free_ char *list = strv_join(volume_keys, ", "), *hlist = strv_join(host_keys, ", ");
 
-                if (!list || !hlist) {
-                        r = log_oom();
-                        goto finish;
-                }
+                if (!list || !hlist)
+                        return log_oom();
                 if (volume_keys)
                         log_warning("%s holds key files (%s): it is written with mode 0600; whoever can read it can unlock those volumes.",
-                                    output, list);
+                                    b->output, list);
                 if (host_keys)
                         log_notice("%s holds the SSH host keys (%s): it is written with mode 0600; whoever can read it can "
-                                   "pose as this machine to SSH clients.", output, hlist);
+                                   "pose as this machine to SSH clients.", b->output, hlist);
         }
-        if (out_fd < 0) {
-                r = output_file_commit(&out);
+        if (b->out_fd < 0) {
+                r = output_file_commit(&b->out);
                 if (r < 0)
-                        goto finish;
+                        return r;
         }
+        log_info("Wrote %s%s%s: %skernel %s, %zu entries, %.1f MiB cpio, %.1f MiB %s%s, %.2f s.", b->output,
+                 b->target && !streq(b->target, b->output) ? " -> " : "",
+                 b->target && !streq(b->target, b->output) ? b->target : "",
+                 b->probe.host ? "host-only, " : "", b->probe.kver,
+                 b->manifest->n_entries, sink_bytes_in(b->sink) / 1048576.0,
+                 (b->written.st_size - b->ucode_size) / 1048576.0, compression_to_string(c->compression),
+                 b->ucode_size > 0 ? " after the early microcode archive" : "", now_s() - b->started);
+        return 0;
+}
 
-        log_info("Wrote %s%s%s: %skernel %s, %zu entries, %.1f MiB cpio, %.1f MiB %s%s, %.2f s.", output,
-                 target && !streq(target, output) ? " -> " : "", target && !streq(target, output) ? target : "",
-                 p.host ? "host-only, " : "", p.kver,
-                 m->n_entries, sink_bytes_in(sink) / 1048576.0, (st.st_size - ucode_size) / 1048576.0,
-                 compression_to_string(c->compression), ucode_size > 0 ? " after the early microcode archive" : "",
-                 now_s() - t0);
+int build_image(const BuildConfig *c, int out_fd, int ucode_fd, char ***ret_keys) {
+        static int (*const stages[])(Build *b) = {
+                build_prepare, build_probe, build_plan, build_modules, build_libraries, build_write,
+        };
+        _cleanup_(build_done) Build b = {
+                .config = c,
+                .root = c->root ?: "/",
+                .out_fd = out_fd,
+                .ucode_fd = ucode_fd,
+                .started = now_s(),
+                .out = OUTPUT_FILE_NULL,
+        };
+        int r;
+
+        assert(c);
+
+        for (size_t i = 0; i < ELEMENTSOF(stages); i++) {
+                r = stages[i](&b);
+                if (r < 0)
+                        return r;
+        }
+        r = build_commit(&b, ret_keys);
+        if (r < 0)
+                return r;
         if (ret_keys)
-                *ret_keys = TAKE_PTR(keys);
-        r = 0;
-
-finish:
-        output_file_done(&out);
-        probe_done(&p);
-        return r;
+                *ret_keys = TAKE_PTR(b.keys);
+        return 0;
 }
 
 void build_args_init(BuildArgs *a) {

@@ -444,9 +444,10 @@ static int host_nic_modules(char ***wanted) {
         return r < 0 ? r : n;
 }
 
-int plan_ssh_modules(const BuildConfig *c, const Probe *p, char ***wanted) {
+int plan_ssh_modules(Manifest *m, const BuildConfig *c, const Probe *p, char ***wanted) {
         int r;
 
+        assert(m);
         assert(c);
         assert(p);
         assert(wanted);

@@ -370,3 +370,24 @@ int plan_tokens(Manifest *m, const BuildConfig *c, const Probe *p) {
         }
         return 0;
 }
+
+int plan_tokens_modules(Manifest *m, const BuildConfig *c, const Probe *p, char ***wanted) {
+        _cleanup_(token_asks_done) TokenAsks asks = {};
+        int r;
+
+        assert(m);
+        assert(c);
+        assert(p);
+        assert(wanted);
+
+        /* A generic image takes the TPM drivers with its default set; a host-only one only when a
+         * volume unlocks with the TPM2 (they are built in on Debian). */
+        if (!p->host || !manifest_find(m, "/usr/lib/systemd/systemd-cryptsetup"))
+                return 0;
+        r = plan_token_asks(m, c, p, &asks);
+        if (r < 0)
+                return r;
+        if (asks.include[TOKEN_TPM2] && (strv_extend(wanted, "tpm_tis") < 0 || strv_extend(wanted, "tpm_crb") < 0))
+                return log_oom();
+        return 0;
+}

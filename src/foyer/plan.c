@@ -9,10 +9,13 @@
  * rules), key files are marked after the user's files are in, and the --no-shell check runs last.
  * The rest of the closure check (rules, libraries) runs in build.c after the library closure. */
 
+#include <assert.h>
+
 #include "closure.h"
 #include "log.h"
 #include "plan.h"
 #include "plan-debug.h"
+#include "plan-table.h"
 #include "plan-shell.h"
 
 typedef struct Planner {
@@ -20,6 +23,8 @@ typedef struct Planner {
         int (*run)(Manifest *m, const BuildConfig *c);
         /* Instead of run, for the planners that need what was probed on the host. */
         int (*run_probe)(Manifest *m, const BuildConfig *c, const Probe *p);
+        /* The kernel modules it needs beyond the default set (plan_image_modules()). */
+        PlanModulesFunc modules;
 } Planner;
 
 static const Planner planners[] = {
@@ -45,10 +50,10 @@ static const Planner planners[] = {
         { "keymap",             .run = plan_keymap },
         /* After crypt, whose /etc/crypttab says what the volumes ask for; the units it adds have
          * their dependencies and stock links carried as the others' were. */
-        { "tokens",             .run_probe = plan_tokens },
+        { "tokens",             .run_probe = plan_tokens, .modules = plan_tokens_modules },
         /* The SSH server and the network, whose units' dependencies come with the tokens'. Before etc,
          * which gives root foyer-unlock as its shell with --no-shell and adds systemd-networkd's user. */
-        { "ssh",                .run = plan_ssh },
+        { "ssh",                .run = plan_ssh, .modules = plan_ssh_modules },
         { "token-unit-deps",    .run = plan_unit_deps },
         { "token-unit-links",   .run = plan_unit_links },
         { "debug",              .run = plan_debug },
@@ -70,9 +75,31 @@ static const Planner planners[] = {
 int plan_image(Manifest *m, const BuildConfig *c, const Probe *p) {
         int r;
 
+        assert(m);
+        assert(c);
+        assert(p);
+
         for (size_t i = 0; i < ELEMENTSOF(planners); i++) {
                 log_debug("Planning %s.", planners[i].name);
                 r = planners[i].run ? planners[i].run(m, c) : planners[i].run_probe(m, c, p);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+int plan_image_modules(Manifest *m, const BuildConfig *c, const Probe *p, char ***wanted) {
+        int r;
+
+        assert(m);
+        assert(c);
+        assert(p);
+        assert(wanted);
+
+        for (size_t i = 0; i < ELEMENTSOF(planners); i++) {
+                if (!planners[i].modules)
+                        continue;
+                r = planners[i].modules(m, c, p, wanted);
                 if (r < 0)
                         return r;
         }

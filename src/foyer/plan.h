@@ -1,19 +1,23 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* What goes into the image, as data: the skeleton, binaries, stock units, udev rules, /etc files,
- * foyer's generators and units, and the user's additions. Each adder records why. */
+/* The planners' interface: each planner adds one concern of the image to the manifest (the
+ * skeleton, binaries, stock units, udev rules, /etc files, foyer's generators and units, storage,
+ * unlocking, SSH, the user's additions), each entry with the reason it is there. They are run in
+ * order by plan.c's table (plan-table.h, which only the builder's driver uses); they use
+ * plan-util.h, never plan.c. A planner that needs kernel modules beyond its files says so through
+ * its modules hook (PlanModulesFunc), run by the table before the modules are resolved. */
 
 #include "foyer-config.h"
 #include "manifest.h"
 #include "probe.h"
 
-/* The default module set: enough to find a root on common PCs and VMs. */
+/* The default module set of a generic image: enough to find a root on common PCs and VMs. */
 extern const char *const plan_default_modules[];
 
-/* Adds everything but the library closure and the kernel modules: runs the planners below in
- * the order of plan.c's table. The planners use plan-util.h, never plan.c. */
-int plan_image(Manifest *m, const BuildConfig *c, const Probe *p);
+/* A planner's kernel modules: adds the names of the modules the image needs for it to *wanted
+ * (a host-only image: what this host's devices need; a generic one: the common ones). */
+typedef int (*PlanModulesFunc)(Manifest *m, const BuildConfig *c, const Probe *p, char ***wanted);
 
 /* plan-base.c: the base of every image. */
 int plan_skeleton(Manifest *m, const BuildConfig *c);
@@ -76,6 +80,8 @@ void token_asks_done(TokenAsks *a);
 /* The libraries, token plugins, units and rules of the tokens included; a volume asking for one
  * whose libraries the tree lacks is an error naming them. */
 int plan_tokens(Manifest *m, const BuildConfig *c, const Probe *p);
+/* Modules hook: the TPM drivers, when a host-only image's volume unlocks with the TPM2. */
+int plan_tokens_modules(Manifest *m, const BuildConfig *c, const Probe *p, char ***wanted);
 
 /* The storage planners below leave their tools out of a host-only image (p->host) whose root, /usr
  * and swap do not use them. */
@@ -96,9 +102,9 @@ int plan_keymap(Manifest *m, const BuildConfig *c);
 /* plan-ssh.c: remote unlocking over SSH (SshUnlock=): dropbear, its host keys (made once per system,
  * secret), root's authorized_keys, systemd-networkd and foyer-unlock; nothing without the setting. */
 int plan_ssh(Manifest *m, const BuildConfig *c);
-/* The network drivers an SSH image needs, added to *wanted: the host's interfaces' in a host-only
- * image, else the common ones. Nothing without SshUnlock=. */
-int plan_ssh_modules(const BuildConfig *c, const Probe *p, char ***wanted);
+/* Modules hook: the network drivers an SSH image needs, the host's interfaces' in a host-only image,
+ * else the common ones. Nothing without SshUnlock=. */
+int plan_ssh_modules(Manifest *m, const BuildConfig *c, const Probe *p, char ***wanted);
 
 /* plan-target.c: the root of the tree's /etc/fstab as a default root= (cmdline.d), unless
  * --no-target-settings or --cmdline names a root. */
