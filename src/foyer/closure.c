@@ -289,7 +289,7 @@ static int check_libraries(Manifest *m, unsigned *n_errors) {
         int r;
 
         for (size_t i = 0; i < m->n_entries; i++) {
-                _cleanup_(elf_file_freep) ElfFile *f = NULL;
+                const ElfFile *f = NULL;
                 Entry *e = m->entries[i];
 
                 if (e->type != ENTRY_FILE || !(e->mode & 0111 || strstr(e->path, ".so")))
@@ -314,7 +314,7 @@ static int check_libraries(Manifest *m, unsigned *n_errors) {
 
 /* One symbol-version need of a host-built program against the library the image has for it. */
 static int check_version_need(Manifest *m, const Entry *prog, const ElfVersionNeed *need, unsigned *n_errors) {
-        _cleanup_(elf_file_freep) ElfFile *lib = NULL;
+        const ElfFile *lib = NULL;
         _cleanup_strv_free_ char **missing = NULL;
         _cleanup_free_ char *list = NULL;
         Entry *e;
@@ -365,7 +365,7 @@ static int check_host_built(Manifest *m, unsigned *n_errors) {
         int r;
 
         for (size_t i = 0; i < m->n_entries; i++) {
-                _cleanup_(elf_file_freep) ElfFile *f = NULL;
+                const ElfFile *f = NULL;
                 Entry *e = m->entries[i];
 
                 if (e->type != ENTRY_FILE || !e->host_built)

@@ -36,8 +36,10 @@ typedef struct ElfFile {
 int elf_file_read(const char *path, ElfFile **ret);
 /* The same from an open file. */
 int elf_file_read_fd(int fd, ElfFile **ret);
-/* The same for a manifest entry's source, opened by manifest_open_source() (the file planned). */
-int elf_file_read_entry(Manifest *m, const Entry *e, ElfFile **ret);
+/* The same for a manifest entry's source, opened by manifest_open_source() (the file planned), parsed
+ * once: the ELF file is the entry's, valid as long as the manifest (do not free it). An error is
+ * kept and returned again. */
+int elf_file_read_entry(Manifest *m, const Entry *e, const ElfFile **ret);
 /* The same on a file's bytes in memory, at any alignment. A file with a second PT_INTERP, DT_RPATH,
  * DT_RUNPATH, DT_VERNEED or DT_VERDEF, a version table without its count, or with an offset or size
  * that points outside data, is malformed (-EBADMSG). */

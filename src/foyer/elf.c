@@ -417,17 +417,35 @@ int elf_file_read(const char *path, ElfFile **ret) {
         return elf_file_read_fd(fd, ret);
 }
 
-int elf_file_read_entry(Manifest *m, const Entry *e, ElfFile **ret) {
+int elf_file_read_entry(Manifest *m, const Entry *e, const ElfFile **ret) {
         _cleanup_close_ int fd = -EBADF;
+        Entry *w = (Entry *) e;         /* the cache is the entry's own, not part of its value */
+        int r;
 
         assert(m);
         assert(e);
         assert(ret);
 
-        fd = manifest_open_source(m, e);
-        if (fd < 0)
-                return fd;
-        return elf_file_read_fd(fd, ret);
+        /* Each file is parsed once per build: the resolver, the closure check and the planners ask
+         * for the same programs and libraries. */
+        if (!e->elf && e->elf_error == 0) {
+                fd = manifest_open_source(m, e);
+                r = fd < 0 ? fd : elf_file_read_fd(fd, &w->elf);
+                /* libsystemd-shared before 256 has no .note.dlopen: its features come from a table,
+                 * by the name it has in the image. */
+                if (r >= 0 && dlopen_legacy_features(path_basename(e->path), &w->elf->dlopen_features,
+                                                     &w->elf->n_dlopen_features) < 0)
+                        r = -ENOMEM;
+                if (r < 0) {
+                        elf_file_free(w->elf);
+                        w->elf = NULL;
+                }
+                w->elf_error = r < 0 ? r : 1;
+        }
+        if (!e->elf)
+                return e->elf_error;
+        *ret = e->elf;
+        return 0;
 }
 
 static int add_search_dir(char ***l, const char *dir) {

@@ -6,6 +6,7 @@
 #include <search.h>
 #include <sys/stat.h>
 
+#include "elf-file.h"
 #include "log.h"
 #include "manifest.h"
 #include "util.h"
@@ -22,6 +23,7 @@ static Entry *entry_free(Entry *e) {
         free(e->target);
         free(e->data);
         free(e->reason);
+        elf_file_free(e->elf);
         free(e);
         return NULL;
 }

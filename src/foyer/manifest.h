@@ -34,6 +34,8 @@ typedef struct Entry {
         unsigned rdev_major, rdev_minor; /* ENTRY_CHAR_DEVICE */
         char *reason;
         bool secret;            /* a key file: mode 0400, and the image holding it is written 0600 */
+        struct ElfFile *elf;    /* ENTRY_FILE: its ELF parse, made once by elf_file_read_entry() */
+        int elf_error;          /* ... or why it is not one (negative errno; 0: not parsed yet) */
         bool host_built;        /* foyer's own program, built on the build host, not taken from the tree */
 } Entry;
 

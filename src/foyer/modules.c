@@ -2,6 +2,8 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
 #include <libkmod.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -411,6 +413,34 @@ static int tree_modprobe_config(const char *root, int *ret_fd) {
         return 0;
 }
 
+/* libkmod opens the module directory's index files and module files itself, by path: a FIFO there
+ * would block it forever, a device node would be read. Such a file is refused before libkmod
+ * starts, with its name. (nftw() does not follow symlinks with FTW_PHYS; a link leads to a file
+ * libkmod reaches through the tree's resolution of the directory, checked where it lands.) */
+static char special_file[PATH_MAX];     /* nftw() reuses its buffer: the name is copied */
+
+static int check_module_file(const char *path, const struct stat *st, int type, struct FTW *ftw) {
+        if (type == FTW_F && !S_ISREG(st->st_mode)) {
+                snprintf(special_file, sizeof(special_file), "%s", path);
+                return (int) st->st_mode;
+        }
+        return 0;
+}
+
+static int check_module_dir(const char *moddir) {
+        int r;
+
+        special_file[0] = 0;
+        r = nftw(moddir, check_module_file, 16, FTW_PHYS);
+        if (r > 0 && special_file[0])
+                return log_error_errno(SYNTHETIC_ERRNO(EBADFD), "%s is %s, not a regular file: refusing to read the "
+                                       "module directory %s (libkmod would open it).", special_file,
+                                       file_type_name((mode_t) r), moddir);
+        if (r < 0)
+                return log_error_errno(errno, "Failed to read the module directory %s: %m", moddir);
+        return 0;
+}
+
 int modules_add(Manifest *m, const Probe *p, const ModuleRequest *req) {
         _cleanup_(kmod_unrefp) struct kmod_ctx *ctx = NULL;
         _cleanup_strv_free_ char **config = NULL;
@@ -430,6 +460,9 @@ int modules_add(Manifest *m, const Probe *p, const ModuleRequest *req) {
         if (r < 0)
                 return log_oom();
 
+        r = check_module_dir(p->moddir);
+        if (r < 0)
+                return r;
         ctx = kmod_new(p->moddir, (const char * const *) config);
         if (!ctx)
                 return log_error_errno(SYNTHETIC_ERRNO(ENOMEM), "Failed to create a libkmod context for %s.", p->moddir);

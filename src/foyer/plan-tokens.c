@@ -295,7 +295,7 @@ static int add_p11_modules(Manifest *m, const ElfFile *cryptsetup, char * const 
 int plan_tokens(Manifest *m, const BuildConfig *c, const Probe *p) {
         _cleanup_(token_asks_done) TokenAsks a = {};
         _cleanup_strv_free_ char **search_path = NULL;
-        _cleanup_(elf_file_freep) ElfFile *cryptsetup = NULL;
+        const ElfFile *cryptsetup = NULL;
         const Entry *e;
         int r;
 

@@ -67,7 +67,7 @@ static int add_library(Manifest *m, const Entry *who, const ElfFile *f, const ch
 /* PT_INTERP is what the kernel runs for the program: it must be an ELF object for the same machine,
  * never a script or data that happens to sit at that path. */
 static int add_interpreter(Manifest *m, const Entry *who, const ElfFile *f) {
-        _cleanup_(elf_file_freep) ElfFile *interp = NULL;
+        const ElfFile *interp = NULL;
         _cleanup_free_ char *reason = NULL, *final = NULL;
         const Entry *e;
         int r;
@@ -158,7 +158,7 @@ int resolve_libraries_skip(Manifest *m, char * const *search_path, ResolveFlags 
         /* Entries appended while we go are visited too. Adding one may move the array of pointers
          * (realloc), never an Entry itself, so e stays valid across the additions below. */
         for (size_t i = 0; i < m->n_entries; i++) {
-                _cleanup_(elf_file_freep) ElfFile *f = NULL;
+                const ElfFile *f = NULL;
                 const Entry *e = m->entries[i];
 
                 if (e->type != ENTRY_FILE || !(e->mode & 0111 || strstr(e->path, ".so")))
@@ -183,9 +183,6 @@ int resolve_libraries_skip(Manifest *m, char * const *search_path, ResolveFlags 
                 }
                 if (!(flags & RESOLVE_DLOPEN))
                         continue;
-                r = dlopen_legacy_features(path_basename(e->path), &f->dlopen_features, &f->n_dlopen_features);
-                if (r < 0)
-                        return log_oom();
                 for (size_t k = 0; k < f->n_dlopen_features; k++) {
                         const char *feature = f->dlopen_features[k].feature;
 

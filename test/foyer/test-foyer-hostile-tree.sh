@@ -11,7 +11,8 @@
 #
 #  1. the SSH host-key directory: symlinks at the keys, their .pub, every temporary name; a key that is
 #     a link (absolute, ../); etc/foyer a link with ".." after a missing component;
-#  2. special files: a FIFO or a device node (/dev/zero) at a library's name and at etc/crypttab;
+#  2. special files: a FIFO or a device node (/dev/zero) at a library's name, in the module directory
+#     (which libkmod opens itself) and at etc/crypttab;
 #  3. etc/modprobe.d a link to the host's, and a modprobe.d file linking out (libkmod read them);
 #  4. foyer uki --root: boot/ a link that dangles inside the tree but not on the host;
 #  5. the property: FOYER_HOSTILE_ROUNDS (default 16) builds from copies of the tree with random
@@ -152,6 +153,16 @@ rm "$t/$libdir/libc.so.6" && mknod "$t/$libdir/libc.so.6" c 1 5
 build device-lib --root "$t"
 expect_refused device-lib "libc.so.6.* is a character device"
 rm "$t/$libdir/libc.so.6" && ln "$root/$libdir/libc.so.6" "$t/$libdir/libc.so.6"
+# libkmod opens the module directory's files itself: refused before it starts.
+rm -rf "$t/usr/lib/modules/$kver" && cp -a "$root/usr/lib/modules/$kver" "$t/usr/lib/modules/$kver"
+rm "$t/usr/lib/modules/$kver/modules.symbols.bin" && mkfifo "$t/usr/lib/modules/$kver/modules.symbols.bin"
+build fifo-modules --root "$t"
+expect_refused fifo-modules "modules.symbols.bin is a FIFO"
+rm "$t/usr/lib/modules/$kver/modules.symbols.bin"
+ko=$(cd "$t/usr/lib/modules/$kver" && find kernel -name 'loop.ko*' | head -n 1)
+rm "$t/usr/lib/modules/$kver/$ko" && mknod "$t/usr/lib/modules/$kver/$ko" c 1 5
+build device-module --root "$t"
+expect_refused device-module "loop.ko.* is a character device"
 rm -f "$t/etc/crypttab" && mkfifo "$t/etc/crypttab"
 build fifo-crypttab --root "$t"
 expect_refused fifo-crypttab "/etc/crypttab is not a regular file"
