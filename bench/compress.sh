@@ -36,7 +36,7 @@ declare -A inits walls
 for f in "${formats[@]}"; do
         args=(--compress "${f%%:*}")
         [[ $f != *:* ]] || args+=(--compress-level "${f#*:}")
-        FOYER_GENERATOR_DIR=$builddir/generators FOYER_UNIT_DIR=$builddir/units FOYER_HELPER_DIR=$builddir/src/failure \
+        FOYER_GENERATOR_DIR=$builddir/generators FOYER_UNIT_DIR=$builddir/units FOYER_HELPER_DIR=$builddir/src/failure:$builddir/src/unlock \
                 "$builddir/src/foyer/foyer" build "${args[@]}" --kver "$bench_kver" -o "$out/compress-$f.img" >/dev/null
 done
 for ((r = 1; r <= runs; r++)); do

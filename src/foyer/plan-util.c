@@ -118,7 +118,7 @@ int plan_split_file_spec(const char *option, const char *spec, char **ret_src, c
 }
 
 int plan_add_helper(Manifest *m, const char *dest, const char *why, const char *without) {
-        const char *dir = getenv("FOYER_HELPER_DIR") ?: FOYER_LIB_DIR;
+        const char *dirs = getenv("FOYER_HELPER_DIR") ?: FOYER_LIB_DIR;
         _cleanup_free_ char *src = NULL;
         struct stat st;
         int r;
@@ -127,9 +127,19 @@ int plan_add_helper(Manifest *m, const char *dest, const char *why, const char *
         assert(dest);
         assert(why);
 
-        src = strjoin(dir, "/", path_basename(dest));
-        if (!src)
-                return log_oom();
+        /* $FOYER_HELPER_DIR is a list like $PATH (a build tree has the helpers in two directories):
+         * the first that holds the program, else the last, for the message. */
+        for (const char *d = dirs;;) {
+                size_t l = strcspn(d, ":");
+
+                free(src);
+                src = strjoin(strndupa(d, l), "/", path_basename(dest));
+                if (!src)
+                        return log_oom();
+                if (stat(src, &st) >= 0 || d[l] == 0)
+                        break;
+                d += l + 1;
+        }
         if (without && (stat(src, &st) < 0 || !S_ISREG(st.st_mode) || !(st.st_mode & 0111))) {
                 log_debug("%s is missing (set FOYER_HELPER_DIR); %s.", src, without);
                 return 0;

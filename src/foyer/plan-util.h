@@ -37,7 +37,8 @@ int plan_add_tree(Manifest *m, const char *src, const char *dest, const char *re
 /* Adds a file with the given content. */
 int plan_add_text(Manifest *m, const char *path, uint32_t mode, const char *text, const char *reason);
 /* Adds one of foyer's boot-time programs (foyer-explain, foyer-timeline, foyer-unlock, ...) at
- * dest, from $FOYER_HELPER_DIR (a build tree) or foyer's library directory.
+ * dest, from $FOYER_HELPER_DIR (a build tree; a list of directories like $PATH) or foyer's library
+ * directory.
  * without: what the image goes without if the program is missing, which is then only logged (the
  * unit that runs it is skipped by its condition); NULL: the program is required and its absence
  * fails the build naming it. why says what it is in the image for. */

@@ -27,8 +27,8 @@ FOYER_HELPER_DIR=$helper "$foyer" build --compress none -o "$tmp/with" 2>"$tmp/w
 
 has "$tmp/with.ls" usr/lib/foyer/foyer-explain '^-..x' || fail "usr/lib/foyer/foyer-explain is not in the image (or not executable)"
 size=$(awk '$3 == "usr/lib/foyer/foyer-explain" { print $2 }' "$tmp/with.ls")
-[ "$size" = "$(stat -c %s "$helper/foyer-explain")" ] ||
-        fail "usr/lib/foyer/foyer-explain has $size bytes, $helper/foyer-explain $(stat -c %s "$helper/foyer-explain")"
+[ "$size" = "$(stat -c %s "${helper%%:*}/foyer-explain")" ] ||
+        fail "usr/lib/foyer/foyer-explain has $size bytes, $helper/foyer-explain $(stat -c %s "${helper%%:*}/foyer-explain")"
 has "$tmp/with.ls" usr/lib/systemd/system/foyer-failure-report.service || fail "foyer-failure-report.service is missing"
 has "$tmp/with.ls" usr/lib/systemd/system/emergency.target.d/10-foyer-failure-report.conf ||
         fail "emergency.target.d/10-foyer-failure-report.conf is missing"

@@ -24,7 +24,10 @@
 . "$(dirname "$0")/lib.sh" "$@"
 export FOYER_HELPER_DIR=${4:?usage: test-foyer-ssh.sh FOYER GENERATOR-DIR UNIT-DIR HELPER-DIR}
 require_generator foyer-network-generator
-[ -x "$FOYER_HELPER_DIR/foyer-unlock" ] || skip "foyer-unlock is not built in $FOYER_HELPER_DIR yet"
+IFS=: read -ra helper_dirs <<<"$FOYER_HELPER_DIR"
+found=
+for d in "${helper_dirs[@]}"; do [ ! -x "$d/foyer-unlock" ] || found=1; done
+[ -n "$found" ] || skip "foyer-unlock is not built in $FOYER_HELPER_DIR yet"
 [ -x /usr/sbin/dropbear ] || skip "dropbear is not installed on the host (package dropbear-bin)"
 command -v dropbearkey >/dev/null || skip "dropbearkey is not installed on the host (package dropbear-bin)"
 [ -x /usr/lib/systemd/systemd-networkd ] || skip "systemd-networkd is not on the host"

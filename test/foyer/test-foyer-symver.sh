@@ -13,7 +13,7 @@
 . "$(dirname "$0")/lib.sh" "$@"
 export FOYER_HELPER_DIR=${4:?usage: test-foyer-symver.sh FOYER GENERATOR-DIR UNIT-DIR HELPER-DIR}
 require_generator foyer-root-generator
-[ -x "$FOYER_HELPER_DIR/foyer-explain" ] || skip "foyer-explain is not built in $FOYER_HELPER_DIR yet"
+[ -x "${FOYER_HELPER_DIR%%:*}/foyer-explain" ] || skip "foyer-explain is not built in ${FOYER_HELPER_DIR%%:*} yet"
 make_tmp test-foyer-symver
 use_fake_kernel
 libdir=$root/usr/lib/x86_64-linux-gnu

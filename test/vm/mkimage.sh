@@ -42,7 +42,8 @@ unit_dir=$(realpath "$unit_dir")
 
 hash=$( { sha256sum "$0" "$foyer"; echo "$kver";
           { find "$generator_dir" -maxdepth 1 -type f -perm -u+x; find "$unit_dir" -type f;
-            [[ -z ${FOYER_HELPER_DIR:-} ]] || find "$FOYER_HELPER_DIR" -maxdepth 1 -type f -perm -u+x; } |
+            [[ -z ${FOYER_HELPER_DIR:-} ]] || { IFS=: read -ra helper_dirs <<<"$FOYER_HELPER_DIR";
+                                                 find "${helper_dirs[@]}" -maxdepth 1 -type f -perm -u+x; }; } |
                 sort | xargs -r sha256sum;
           # the extra options, and the content of each file they name (SRC of SRC:DEST)
           if [[ ${#build_args[@]} -gt 0 ]]; then
