@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
+#include <assert.h>
 #include <blkid.h>
 #include <ctype.h>
 #include <dirent.h>
@@ -14,6 +15,8 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(blkid_probe, blkid_free_probe);
 
 void block_device_done(BlockDevice *d) {
         char **all[] = { &d->node, &d->type, &d->uuid, &d->label, &d->partuuid, &d->partlabel };
+
+        assert(d);
 
         for (size_t i = 0; i < ELEMENTSOF(all); i++) {
                 free(*all[i]);
@@ -45,6 +48,9 @@ int block_device_probe(const char *node, BlockDevice *ret) {
         _cleanup_(blkid_free_probep) blkid_probe pr = NULL;
         BlockDevice d = {};
         int fd, r;
+
+        assert(node);
+        assert(ret);
 
         d.node = strdup(node);
         if (!d.node)
@@ -111,6 +117,11 @@ int block_devices_list(const char *sys_block, const char *dev_dir, BlockDevice *
         DIR *dir;
         struct dirent *de;
         int r;
+
+        assert(sys_block);
+        assert(dev_dir);
+        assert(ret);
+        assert(ret_n);
 
         dir = opendir(sys_block);
         if (!dir)
@@ -188,6 +199,9 @@ static int append_field(char **s, const char *key, const char *value) {
 int block_device_format(const BlockDevice *d, char **ret) {
         _cleanup_free_ char *fields = NULL;
         char *s;
+
+        assert(d);
+        assert(ret);
 
         if (d->probe_error < 0) {
                 if (asprintf(&fields, "(cannot be read: %s)", strerror(ERRNO_VALUE(d->probe_error))) < 0)

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
+#include <assert.h>
 #include <inttypes.h>
 
 #include "explain.h"
@@ -40,6 +41,9 @@ static int escape_spec(const MissingDevice *m, char **ret_given, char **ret_path
 int explain_missing_device(FILE *f, const MissingDevice *m, const BlockDevice *devs, size_t n) {
         _cleanup_free_ char *given = NULL, *path = NULL;
 
+        assert(f);
+        assert(m);
+
         if (escape_spec(m, &given, &path) < 0)
                 return -ENOMEM;
         if (m->vanished)
@@ -72,6 +76,9 @@ int explain_missing_device(FILE *f, const MissingDevice *m, const BlockDevice *d
 int explain_late_device(FILE *f, const MissingDevice *m, uint64_t appeared_usec, const char *timeout) {
         _cleanup_free_ char *given = NULL, *path = NULL;
 
+        assert(f);
+        assert(m);
+
         if (escape_spec(m, &given, &path) < 0)
                 return -ENOMEM;
         fprintf(f, "The %s device appeared too late: %s (%s)\n", m->role, given, m->source);
@@ -102,6 +109,9 @@ static void print_log(FILE *f, const char *unit, const char *who, char * const *
 int explain_failed_unit(FILE *f, const char *unit, FailureKind kind, const char *result, const char *what,
                         char * const *log) {
         _cleanup_free_ char *suffix = NULL, *shown = NULL;
+
+        assert(f);
+        assert(unit);
 
         /* what is a mount's What=, from the command line or fstab: printed as escape_spec() does. */
         if (what) {

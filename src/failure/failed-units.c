@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
+#include <assert.h>
 #include <fcntl.h>
 
 #include "failed-units.h"
@@ -11,6 +12,8 @@
 #define STRLEN(x) (sizeof(x) - 1)
 
 FailureKind failure_kind_from_unit(const char *unit) {
+        assert(unit);
+
         if (!unit || !unit_name_is_valid(unit))
                 return _FAILURE_KIND_INVALID;
         if (streq(unit, "systemd-fsck-root.service") || streq(unit, "systemd-fsck-usr.service") ||
@@ -26,6 +29,9 @@ FailureKind failure_kind_from_unit(const char *unit) {
 int failed_units_parse(const char *text, char ***ret) {
         _cleanup_strv_free_ char **units = NULL;
         const char *p = text;
+
+        assert(text);
+        assert(ret);
 
         units = calloc(1, sizeof(char *));
         if (!units)
@@ -64,6 +70,9 @@ int run_capture(char *const argv[], char **ret) {
         size_t size = 0;
         int pipefd[2], status, r = 0, k;
         pid_t pid;
+
+        assert(argv);
+        assert(ret);
 
         if (pipe2(pipefd, O_CLOEXEC) < 0)
                 return negative_errno();
@@ -110,6 +119,8 @@ int failed_units_get(char ***ret) {
                          (char *) "--no-legend", (char *) "--full", (char *) "--no-pager", NULL };
         _cleanup_free_ char *out = NULL;
         int r;
+
+        assert(ret);
 
         r = run_capture(argv, &out);
         if (r < 0)
@@ -176,6 +187,10 @@ int log_tail_parse(const char *text, size_t max, char ***ret) {
 
 int unit_log_tail(const char *unit, size_t max, char ***ret) {
         _cleanup_free_ char *match = strjoin("_SYSTEMD_UNIT=", unit), *out = NULL;
+
+        assert(unit);
+        assert(ret);
+
         char *argv[] = { (char *) "journalctl", (char *) "-b", (char *) "-q", (char *) "--no-pager", (char *) "-o",
                          (char *) "cat", match, NULL };
         int r;
@@ -189,6 +204,10 @@ int unit_log_tail(const char *unit, size_t max, char ***ret) {
 }
 
 int unit_get_property(const char *unit, const char *property, char **ret) {
+        assert(unit);
+        assert(property);
+        assert(ret);
+
         char *argv[] = { (char *) "systemctl", (char *) "show", (char *) "-P", (char *) property,
                          (char *) "--", (char *) unit, NULL };
         char *out = NULL;
@@ -205,6 +224,9 @@ int unit_get_property(const char *unit, const char *property, char **ret) {
 int cryptsetup_unit_volume(const char *unit, char **ret) {
         _cleanup_free_ char *instance = NULL;
         const char *p, *e;
+
+        assert(unit);
+        assert(ret);
 
         if (failure_kind_from_unit(unit) != FAILURE_UNLOCK)
                 return -EINVAL;
@@ -223,6 +245,9 @@ int cryptsetup_exec_start_device(const char *exec_start, char **ret) {
         const char *words[4];
         size_t lens[4], n = 0;
         char *device;
+
+        assert(exec_start);
+        assert(ret);
 
         if (!exec_start)
                 return -EINVAL;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
+#include <assert.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -336,6 +337,8 @@ static uint64_t now_us(void) {
 int timeline_collect(Timeline *t, char **ret_units, uint64_t *ret_source_us) {
         uint64_t us[_TIMELINE_KIND_MAX + 1];
 
+        assert(t);
+
         t->recorded_us = us[0] = now_us();
         /* Each source on its own: a missing one leaves the others worth recording. Only running out
          * of memory stops the collection. */
@@ -360,6 +363,8 @@ int timeline_save(const Timeline *t) {
         _cleanup_fclose_ FILE *f = NULL;
         size_t size = 0;
         int r;
+
+        assert(t);
 
         if (mkdir(FOYER_TIMELINE_DIR, 0755) < 0 && errno != EEXIST)
                 return log_error_errno(errno, "Failed to create %s: %m", FOYER_TIMELINE_DIR);

@@ -390,17 +390,15 @@ static int check_host_built(Manifest *m, unsigned *n_errors) {
 
 int closure_check(Manifest *m) {
         unsigned n_errors = 0, version;
-        int r;
+        int r = 0;
 
         assert(m);
 
-        r = check_rules(m, &n_errors);
-        if (r < 0)
-                return r;
-        r = check_libraries(m, &n_errors);
-        if (r < 0)
-                return r;
-        r = check_host_built(m, &n_errors);
+        /* Every check runs and reports what it finds, whatever the others gave: one build names
+         * everything missing. */
+        RET_GATHER(r, check_rules(m, &n_errors));
+        RET_GATHER(r, check_libraries(m, &n_errors));
+        RET_GATHER(r, check_host_built(m, &n_errors));
         if (r < 0)
                 return r;
         /* From 255 on PID 1 forks every service through systemd-executor ("Failed to allocate manager

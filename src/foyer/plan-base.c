@@ -4,6 +4,7 @@
  * generators and units, /etc, and the user's --add-file additions. plan.c runs these in order
  * among the planners of the storage stacks and debugging tools. */
 
+#include <assert.h>
 #include <dirent.h>
 #include <sys/stat.h>
 
@@ -550,7 +551,9 @@ static int add_user_files(Manifest *m, const BuildConfig *c) {
 }
 
 int plan_skeleton(Manifest *m, const BuildConfig *c) {
-        (void) c;
+        assert(m);
+        assert(c);
+
         return add_skeleton(m);
 }
 
@@ -564,7 +567,10 @@ static bool host_has_fstype(const HostStack *host, const char *prefix) {
 int plan_binaries(Manifest *m, const BuildConfig *c, const Probe *p) {
         int r;
 
-        (void) c;
+        assert(m);
+        assert(c);
+        assert(p);
+
         r = plan_add_items(m, binaries, ELEMENTSOF(binaries));
         if (r < 0)
                 return r;
@@ -584,7 +590,9 @@ int plan_binaries(Manifest *m, const BuildConfig *c, const Probe *p) {
 int plan_stock_units(Manifest *m, const BuildConfig *c) {
         int r;
 
-        (void) c;
+        assert(m);
+        assert(c);
+
         for (size_t i = 0; i < ELEMENTSOF(units); i++) {
                 _cleanup_free_ char *path = strjoin(UNITDIR "/", units[i].path);
 
@@ -598,12 +606,16 @@ int plan_stock_units(Manifest *m, const BuildConfig *c) {
 }
 
 int plan_foyer_units(Manifest *m, const BuildConfig *c) {
-        (void) c;
+        assert(m);
+        assert(c);
+
         return add_foyer_units(m);
 }
 
 int plan_unit_links(Manifest *m, const BuildConfig *c) {
-        (void) c;
+        assert(m);
+        assert(c);
+
         return add_unit_links(m);
 }
 
@@ -625,6 +637,10 @@ static int add_rules(Manifest *m, const char *const *names, size_t n) {
 int plan_rules(Manifest *m, const BuildConfig *c, const Probe *p) {
         int r;
 
+        assert(m);
+        assert(c);
+        assert(p);
+
         r = add_rules(m, rules, ELEMENTSOF(rules));
         if (r < 0)
                 return r;
@@ -642,7 +658,9 @@ int plan_rules(Manifest *m, const BuildConfig *c, const Probe *p) {
 int plan_config(Manifest *m, const BuildConfig *c) {
         int r;
 
-        (void) c;
+        assert(m);
+        assert(c);
+
         for (size_t i = 0; i < ELEMENTSOF(config_files); i++) {
                 r = plan_add_item(m, config_files[i], NEED_OPTIONAL, "configuration");
                 if (r < 0)
@@ -664,14 +682,23 @@ int plan_config(Manifest *m, const BuildConfig *c) {
 }
 
 int plan_generators(Manifest *m, const BuildConfig *c) {
-        (void) c;
+        assert(m);
+        assert(c);
+
         return add_generators(m);
 }
 
 int plan_etc(Manifest *m, const BuildConfig *c, const Probe *p) {
+        assert(m);
+        assert(c);
+        assert(p);
+
         return add_etc(m, c, p);
 }
 
 int plan_user_files(Manifest *m, const BuildConfig *c) {
+        assert(m);
+        assert(c);
+
         return add_user_files(m, c);
 }

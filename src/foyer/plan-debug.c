@@ -7,6 +7,7 @@
  * with plan-crypt.c and plan-lvm.c. Everything here is optional: a host without less still gets an
  * image, only a poorer shell. */
 
+#include <assert.h>
 #include <sys/stat.h>
 
 #include "foyer-contract.h"
@@ -77,6 +78,9 @@ static int add_default_target(Manifest *m) {
 
 int plan_debug(Manifest *m, const BuildConfig *c) {
         int r;
+
+        assert(m);
+        assert(c);
 
         r = add_default_target(m);
         if (r < 0)

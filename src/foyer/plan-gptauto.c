@@ -8,6 +8,8 @@
  * generator again once /sysroot is mounted: systemd-growfs for a root partition with the grow-fs flag.
  * Without it the image still boots and the service says why it did not grow the file system. */
 
+#include <assert.h>
+
 #include "plan.h"
 #include "plan-util.h"
 
@@ -16,5 +18,8 @@ static const Item gptauto_items[] = {
 };
 
 int plan_gptauto(Manifest *m, const BuildConfig *c) {
+        assert(m);
+        assert(c);
+
         return plan_add_items(m, gptauto_items, ELEMENTSOF(gptauto_items));
 }

@@ -10,6 +10,7 @@
  * where it came from: the image still boots, with a keymap fewer. The plain US layout alone is left
  * out too: it is the kernel's built-in keymap, and loading it would only cost boot time. */
 
+#include <assert.h>
 #include <unistd.h>
 
 #include "foyer-contract.h"
@@ -78,6 +79,9 @@ int plan_keymap(Manifest *m, const BuildConfig *c) {
         _cleanup_free_ char *loadkeys = NULL, *conf = NULL;
         bool any = false;
         int r, have_default;
+
+        assert(m);
+        assert(c);
 
         have_default = default_keymap(m, c, &def);
         if (have_default < 0)

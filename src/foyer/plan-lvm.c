@@ -10,6 +10,7 @@
  * rd.lvm.vg= and rd.lvm.lv= ask for; without those parameters the link dangles and lvm ignores it.
  * A build host without lvm2 gets an image without LVM support, as with dracut. */
 
+#include <assert.h>
 #include <unistd.h>
 
 #include "foyer-contract.h"
@@ -71,7 +72,10 @@ int plan_lvm(Manifest *m, const BuildConfig *c, const Probe *p) {
         _cleanup_free_ char *lvm = NULL;
         int r;
 
-        (void) c;
+        assert(m);
+        assert(c);
+        assert(p);
+
         if (p->host && !p->host->lvm) {
                 log_debug("Host-only: no LVM below the root, /usr or swap, leaving out lvm2.");
                 return 0;

@@ -13,6 +13,7 @@
  * unless rd.md=, rd.md.uuid= or rd.md.conf= say otherwise. A build host without mdadm's assembly rule
  * (the mdadm package) gets an image without MD support, as with dracut. */
 
+#include <assert.h>
 #include <unistd.h>
 
 #include "fileio.h"
@@ -94,7 +95,10 @@ int plan_md(Manifest *m, const BuildConfig *c, const Probe *p) {
         _cleanup_free_ char *rule = NULL;
         int r;
 
-        (void) c;
+        assert(m);
+        assert(c);
+        assert(p);
+
         if (p->host && !p->host->md) {
                 log_debug("Host-only: no MD RAID below the root, /usr or swap, leaving out mdadm.");
                 return 0;

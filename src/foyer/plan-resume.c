@@ -25,6 +25,8 @@
  * activation makes appear. The compressor of an image written with hibernate.compressor=lz4 is a
  * module, in plan_default_modules. */
 
+#include <assert.h>
+
 #include "log.h"
 #include "plan.h"
 #include "plan-util.h"
@@ -42,7 +44,9 @@ int plan_resume(Manifest *m, const BuildConfig *c) {
         _cleanup_free_ char *generator = NULL;
         int r;
 
-        (void) c;
+        assert(m);
+        assert(c);
+
         r = path_in_root(m->root, RESUME_GENERATOR, false, &generator);
         if (r == -ENOMEM)
                 return log_oom();

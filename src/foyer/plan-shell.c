@@ -76,6 +76,9 @@ static int add_no_shell(Manifest *m) {
 int plan_shell(Manifest *m, const BuildConfig *c) {
         int r;
 
+        assert(m);
+        assert(c);
+
         if (c->no_shell)
                 return 0;
 
@@ -86,12 +89,18 @@ int plan_shell(Manifest *m, const BuildConfig *c) {
 }
 
 int plan_shell_binaries(Manifest *m, const BuildConfig *c) {
+        assert(m);
+        assert(c);
+
         if (c->no_shell)
                 return 0;
         return plan_add_items(m, shell_binaries, ELEMENTSOF(shell_binaries));
 }
 
 int plan_shell_finish(Manifest *m, const BuildConfig *c) {
+        assert(m);
+        assert(c);
+
         /* Last, after every planner and the user's --add-file: a shell from any of them fails the build. */
         if (c->no_shell)
                 return add_no_shell(m);

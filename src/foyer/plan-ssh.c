@@ -26,6 +26,7 @@
  * build: images stay byte for byte reproducible, and clients' known_hosts stay valid across kernel
  * updates. Each key gets a NAME.pub beside it (for known_hosts). */
 
+#include <assert.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -359,6 +360,9 @@ static int require(Manifest *m, const char *path, const char *package) {
 
 int plan_ssh(Manifest *m, const BuildConfig *c) {
         int r;
+
+        assert(m);
+        assert(c);
 
         if (!c->ssh_unlock) {
                 log_debug("No SshUnlock=: no SSH server and no network in the image.");

@@ -9,6 +9,7 @@
  * by the generators at boot because the builder sees the whole tree, the generators only the image,
  * and the golden tests run the generators on the build host, whose systemd is not the image's. */
 
+#include <assert.h>
 #include <glob.h>
 #include <stdio.h>
 #include <string.h>
@@ -67,6 +68,9 @@ int plan_systemd_version(Manifest *m, const BuildConfig *c) {
         const char *cryptsetup;
         unsigned version;
         struct stat st;
+
+        assert(m);
+        assert(c);
 
         version = tree_systemd_version(m->root);
         if (version == 0) {

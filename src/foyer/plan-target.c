@@ -11,6 +11,8 @@
  * tree's crypttab is plan-crypt.c's; LVM needs nothing either: 69-lvm.rules activates every VG
  * whose PVs appear, the one under the root among them. */
 
+#include <assert.h>
+
 #include "cmdline.h"
 #include "devspec.h"
 #include "log.h"
@@ -36,6 +38,9 @@ int plan_target_root(Manifest *m, const BuildConfig *c) {
         _cleanup_(target_fstab_done) TargetFstab f = {};
         _cleanup_free_ char *text = NULL;
         int r;
+
+        assert(m);
+        assert(c);
 
         if (!c->target_settings) {
                 log_debug("Skipping the tree's /etc/fstab, as --no-target-settings was requested.");

@@ -12,6 +12,8 @@
  * image that took them all would be a copy of the host's boot. What systemd finds missing of a
  * Wants= it skips. */
 
+#include <assert.h>
+
 #include "log.h"
 #include "plan.h"
 #include "plan-shell.h"
@@ -55,7 +57,9 @@ static int add_unit(Manifest *m, const char *name, const char *why, char ***queu
 }
 
 int plan_pid1(Manifest *m, const BuildConfig *c) {
-        (void) c;
+        assert(m);
+        assert(c);
+
         /* First of all: a tree without systemd is named as such, not by the first unit it lacks. */
         return plan_add_item(m, "/usr/lib/systemd/systemd", NEED_REQUIRED, "PID 1");
 }
@@ -99,7 +103,9 @@ int plan_unit_deps(Manifest *m, const BuildConfig *c) {
         _cleanup_strv_free_ char **queue = NULL, **seen = NULL;
         int r;
 
-        (void) c;
+        assert(m);
+        assert(c);
+
         r = image_units(m, &queue);
         if (r < 0)
                 return r;
@@ -133,6 +139,9 @@ int plan_unit_deps(Manifest *m, const BuildConfig *c) {
 int plan_unit_programs(Manifest *m, const BuildConfig *c) {
         _cleanup_strv_free_ char **units = NULL;
         int r;
+
+        assert(m);
+        assert(c);
 
         r = image_units(m, &units);
         if (r < 0)

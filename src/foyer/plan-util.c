@@ -3,6 +3,7 @@
 /* The helpers every planner uses to add paths of the source tree, trees of the build host and
  * generated files. They call into the manifest and the utility layer only, never into a planner. */
 
+#include <assert.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 
@@ -14,6 +15,9 @@
 int plan_add_item(Manifest *m, const char *path, Need need, const char *why) {
         _cleanup_free_ char *reason = strjoin(path_basename(path), why ? " (" : "", strempty(why), why ? ")" : "");
         int r;
+
+        assert(m);
+        assert(path);
 
         if (!reason)
                 return log_oom();
@@ -35,6 +39,8 @@ int plan_add_item(Manifest *m, const char *path, Need need, const char *why) {
 int plan_add_items(Manifest *m, const Item *items, size_t n) {
         int r;
 
+        assert(m);
+
         for (size_t i = 0; i < n; i++) {
                 r = plan_add_item(m, items[i].path, items[i].need, items[i].why);
                 if (r < 0)
@@ -46,6 +52,8 @@ int plan_add_items(Manifest *m, const Item *items, size_t n) {
 int plan_add_tree(Manifest *m, const char *src, const char *dest, const char *reason) {
         struct stat st;
         int r;
+
+        assert(m);
 
         if (lstat(src, &st) < 0)
                 return log_error_errno(errno, "Failed to access %s: %m", src);
@@ -95,6 +103,10 @@ int plan_add_tree(Manifest *m, const char *src, const char *dest, const char *re
 
 int plan_add_text(Manifest *m, const char *path, uint32_t mode, const char *text, const char *reason) {
         int r = manifest_add_data(m, path, mode, text, strlen(text), reason);
+
+        assert(m);
+        assert(path);
+        assert(text);
 
         if (r < 0)
                 return log_error_errno(r, "Failed to add %s: %m", path);
