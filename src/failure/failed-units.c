@@ -12,8 +12,6 @@
 #define STRLEN(x) (sizeof(x) - 1)
 
 FailureKind failure_kind_from_unit(const char *unit) {
-        assert(unit);
-
         if (!unit || !unit_name_is_valid(unit))
                 return _FAILURE_KIND_INVALID;
         if (streq(unit, "systemd-fsck-root.service") || streq(unit, "systemd-fsck-usr.service") ||
@@ -246,7 +244,6 @@ int cryptsetup_exec_start_device(const char *exec_start, char **ret) {
         size_t lens[4], n = 0;
         char *device;
 
-        assert(exec_start);
         assert(ret);
 
         if (!exec_start)
