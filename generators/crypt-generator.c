@@ -5,7 +5,7 @@
  * 252's systemd-cryptsetup-generator does. Only active in the initrd. */
 
 #include "cmdline.h"
-#include "crypt-generator.h"
+#include "crypt-disk.h"
 #include "crypttab.h"
 #include "devspec.h"
 #include "generator.h"
