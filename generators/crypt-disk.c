@@ -6,7 +6,7 @@
 
 #include <sys/stat.h>
 
-#include "crypt-generator.h"
+#include "crypt-disk.h"
 #include "cryptsetup-unit.h"
 #include "devspec.h"
 #include "fileio.h"

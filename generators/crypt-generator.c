@@ -4,13 +4,13 @@
  * luks.*) on the kernel command line and by the initrd's /etc/crypttab, merged and written as systemd
  * 252's systemd-cryptsetup-generator does. Only active in the initrd. */
 
-#include <ctype.h>
-
 #include "cmdline.h"
-#include "crypt-generator.h"
+#include "crypt-disk.h"
 #include "crypttab.h"
 #include "devspec.h"
 #include "generator.h"
+#include "id128-util.h"
+#include "luks-uuid.h"
 #include "mount-options.h"
 #include "parse-util.h"
 #include "strv.h"
@@ -81,22 +81,6 @@ static CryptDevice *get_device(const char *uuid) {
         return d;
 }
 
-/* A 128-bit id: 32 hex digits, or 36 characters with dashes at 8, 13, 18 and 23 (systemd's
- * id128_is_valid()). */
-static bool id128_is_valid(const char *s) {
-        size_t l = strlen(s);
-
-        if (l != 32 && l != 36)
-                return false;
-        for (size_t i = 0; i < l; i++) {
-                bool dash = l == 36 && (i == 8 || i == 13 || i == 18 || i == 23);
-
-                if (dash ? s[i] != '-' : !isxdigit((unsigned char) s[i]))
-                        return false;
-        }
-        return true;
-}
-
 static bool warn_uuid_invalid(const char *key, const char *uuid) {
         if (id128_is_valid(uuid))
                 return false;
@@ -114,21 +98,20 @@ static int device_for_uuid(const char *key, const char *uuid, CryptDevice **ret)
         return *ret ? 0 : log_oom();
 }
 
-/* Splits the "UUID=REST" of luks.key= and luks.data= (252 ends the UUID at the first character outside
- * [0-9a-zA-Z-]). Without such a prefix *ret_rest is NULL; otherwise it points after the '=', and *ret is
- * the volume, or NULL (after a warning naming the parameter) if the UUID is not valid. */
-static int split_uuid_prefix(const char *key, const char *value, CryptDevice **ret, const char **ret_rest) {
+/* The "UUID=REST" of luks.key= and luks.data= (luks_uuid_split_prefix()). Without such a prefix
+ * *ret_rest is NULL; otherwise it points after the '=', and *ret is the volume, or NULL (after a
+ * warning naming the parameter) if the UUID is not valid. */
+static int device_for_uuid_prefix(const char *key, const char *value, CryptDevice **ret, const char **ret_rest) {
         _cleanup_free_ char *uuid = NULL;
-        size_t n = strspn(value, "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-");
+        int r;
 
         *ret = NULL;
         *ret_rest = NULL;
-        if (value[n] != '=')
-                return 0;
-        uuid = strndup(value, n);
-        if (!uuid)
+        r = luks_uuid_split_prefix(value, &uuid, ret_rest);
+        if (r < 0)
                 return log_oom();
-        *ret_rest = value + n + 1;
+        if (r == 0)
+                return 0;
         return device_for_uuid(key, uuid, ret);
 }
 
@@ -136,26 +119,6 @@ static int split_uuid_prefix(const char *key, const char *value, CryptDevice **r
 static bool name_is_valid(const char *name) {
         return !isempty(name) && strlen(name) < 128 && !streq(name, ".") && !streq(name, "..") &&
                !strpbrk(name, "/'") && unit_value_is_safe(name);
-}
-
-/* Splits "UUID=REST" where UUID is a run of hex digits and dashes and REST a non-empty word (systemd's
- * sscanf("%m[0-9a-fA-F-]=%ms")); returns false if value is not of that form. */
-static bool split_uuid_word(const char *value, char **ret_uuid, char **ret_rest) {
-        size_t n = strspn(value, "0123456789abcdefABCDEF-"), k;
-        const char *rest;
-
-        if (n == 0 || value[n] != '=')
-                return false;
-        rest = value + n + 1;
-        while (isspace((unsigned char) *rest))
-                rest++;
-        for (k = 0; rest[k] && !isspace((unsigned char) rest[k]); k++)
-                ;
-        if (k == 0)
-                return false;
-        *ret_uuid = strndup(value, n);
-        *ret_rest = strndup(rest, k);
-        return true;
 }
 
 /* Moves a "header=FILE:DEVICE" option to the end as "header=FILE" and returns DEVICE separately. */
@@ -218,21 +181,20 @@ static int parse_cmdline_item(const char *key, const char *value, void *data) {
                 return 0;
 
         if (streq(key, "luks.uuid")) {
-                const char *u = startswith(value, "luks-") ?: value;
-
                 /* 252 takes any string here; an invalid one can never appear in /dev/disk/by-uuid/. */
-                r = device_for_uuid(key, u, &d);
+                r = device_for_uuid(key, luks_uuid_skip_prefix(value), &d);
                 if (r < 0 || !d)
                         return r;
                 d->create = arg_allow_list = true;
 
         } else if (streq(key, "luks.name")) {
-                if (!split_uuid_word(value, &uuid, &rest)) {
+                r = luks_uuid_split_word(value, &uuid, &rest);
+                if (r < 0)
+                        return log_oom();
+                if (r == 0) {
                         log_warning("Failed to parse luks name switch %s. Ignoring.", value);
                         return 0;
                 }
-                if (!uuid || !rest)
-                        return log_oom();
                 if (warn_uuid_invalid(key, uuid))
                         return 0;
                 if (!name_is_valid(rest)) {
@@ -253,14 +215,15 @@ static int parse_cmdline_item(const char *key, const char *value, void *data) {
         } else if (streq(key, "luks.options")) {
                 _cleanup_free_ char *headerdev = NULL, *options = NULL;
 
-                if (!split_uuid_word(value, &uuid, &rest)) {
+                r = luks_uuid_split_word(value, &uuid, &rest);
+                if (r < 0)
+                        return log_oom();
+                if (r == 0) {
                         /* No UUID: the default options of command-line volumes. */
                         if (free_and_strdup(&arg_default_options, value) < 0)
                                 return log_oom();
                         return 0;
                 }
-                if (!uuid || !rest)
-                        return log_oom();
                 r = device_for_uuid(key, uuid, &d);
                 if (r < 0 || !d)
                         return r;
@@ -275,7 +238,7 @@ static int parse_cmdline_item(const char *key, const char *value, void *data) {
         } else if (streq(key, "luks.key")) {
                 _cleanup_free_ char *file = NULL, *device = NULL;
 
-                r = split_uuid_prefix(key, value, &d, &spec);
+                r = device_for_uuid_prefix(key, value, &d, &spec);
                 if (r < 0)
                         return r;
                 if (!spec) {
@@ -297,7 +260,7 @@ static int parse_cmdline_item(const char *key, const char *value, void *data) {
         } else if (streq(key, "luks.data")) {
                 _cleanup_free_ char *node = NULL;
 
-                r = split_uuid_prefix(key, value, &d, &spec);
+                r = device_for_uuid_prefix(key, value, &d, &spec);
                 if (r < 0)
                         return r;
                 if (!spec) {
@@ -352,7 +315,7 @@ static int add_crypttab_device(const CrypttabEntry *e, void *data) {
         if (!uuid)
                 uuid = path_startswith(e->device, "/dev/disk/by-uuid/");
         if (!uuid)
-                uuid = startswith(e->name, "luks-");
+                uuid = startswith(e->name, LUKS_UUID_NAME_PREFIX);
         if (uuid)
                 d = find_device(uuid);
 
@@ -401,7 +364,7 @@ static int add_cmdline_devices(int *acc) {
                         log_debug("Skipping command-line options for %s, as no volume is created for it.", d->uuid);
                         continue;
                 }
-                if (!d->name && !(d->name = strjoin("luks-", d->uuid)))
+                if (!d->name && !(d->name = strjoin(LUKS_UUID_NAME_PREFIX, d->uuid)))
                         return log_oom();
                 device = strjoin("UUID=", d->uuid);
                 if (!device)

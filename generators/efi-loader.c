@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include "efi-loader.h"
+#include "id128-util.h"
 #include "macro.h"
 #include "path-util.h"
 #include "strv.h"
@@ -116,22 +117,6 @@ char *efi_utf16le_to_utf8(const void *data, size_t size) {
         return r;
 }
 
-/* Whether s is one 128-bit ID as sd_id128_from_string() takes it: 32 hex digits, or 36 characters with
- * dashes at offsets 8, 13, 18 and 23 and hex digits elsewhere. */
-static bool id128_string_is_whole(const char *s) {
-        size_t n = strlen(s);
-
-        if (n != 32 && n != 36)
-                return false;
-        for (size_t i = 0; i < n; i++) {
-                bool dash = n == 36 && (i == 8 || i == 13 || i == 18 || i == 23);
-
-                if (dash ? s[i] != '-' : !strchr("0123456789abcdefABCDEF", s[i]))
-                        return false;
-        }
-        return true;
-}
-
 int efi_loader_get_device_part_uuid(char *ret) {
         _cleanup_free_ void *data = NULL;
         _cleanup_free_ char *s = NULL;
@@ -149,7 +134,7 @@ int efi_loader_get_device_part_uuid(char *ret) {
         /* systemd 252 uses exactly this pattern, so the same strings are accepted. 257 parses the value
          * with sd_id128_from_string(): the whole string is the UUID (32 hex digits, or 36 characters
          * with the four dashes), nothing may follow it. */
-        if (systemd_version() >= 257 && !id128_string_is_whole(s))
+        if (systemd_version() >= 257 && !id128_is_valid(s))
                 return -EIO;
         if (sscanf(s, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
                    &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], &b[6], &b[7],

@@ -12,7 +12,7 @@
 #include "generator.h"
 #include "mount-options.h"
 #include "parse-util.h"
-#include "root-generator.h"
+#include "root-fstab.h"
 #include "strv.h"
 #include "systemd-version.h"
 #include "unit-name.h"

@@ -15,7 +15,7 @@
 #include "mount-options.h"
 #include "parse-util.h"
 #include "process-util.h"
-#include "root-generator.h"
+#include "root-fstab.h"
 #include "strv.h"
 #include "systemd-version.h"
 #include "unit-name.h"

@@ -19,10 +19,9 @@
 #include "fileio.h"
 #include "foyer-contract.h"
 #include "generator.h"
+#include "keymap-name.h"
 #include "strv.h"
 #include "unit-name.h"
-
-#define KEYMAP_NAME_MAX 64
 
 static char *arg_keymap = NULL;
 
@@ -40,27 +39,15 @@ static int parse_cmdline_item(const char *key, const char *value, void *data) {
         return free_and_strdup(&arg_keymap, value) < 0 ? log_oom() : 0;
 }
 
-/* As the builder names keymaps (src/foyer/keymap.c): letters, digits and "-_.+", not starting with
- * '.' or '-'; so it is a file name and one word of ExecStart= that needs no quoting. */
-static bool keymap_name_valid(const char *name) {
-        size_t n = strlen(name);
-
-        if (n == 0 || n > KEYMAP_NAME_MAX || name[0] == '.' || name[0] == '-')
-                return false;
-        for (const char *p = name; *p; p++)
-                if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-                      strchr("-_.+", *p)))
-                        return false;
-        return true;
-}
-
-/* The path of keymap name in the image, or NULL (with *ret 0) if the image does not hold it. */
+/* The path of keymap name in the image, or NULL (with *ret 0) if the image does not hold it. Only
+ * names the builder could have compiled a keymap for are looked up (keymap_name_is_valid(), the same
+ * rule), so the path stays in the directory and is one word of ExecStart= that needs no quoting. */
 static int keymap_path(const char *name, char **ret) {
         const char *dir = secure_getenv("FOYER_KEYMAP_DIR") ?: FOYER_KEYMAP_DIR;
         _cleanup_free_ char *path = NULL;
 
         *ret = NULL;
-        if (!keymap_name_valid(name))
+        if (!keymap_name_is_valid(name))
                 return 0;
         path = strjoin(dir, "/", name, FOYER_KEYMAP_SUFFIX);
         if (!path)

@@ -3,7 +3,6 @@
 /* Console keymaps: the target's layout, and compiling one with ckbcomp (keymap.h). */
 
 #include <assert.h>
-#include <ctype.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +10,7 @@
 #include <unistd.h>
 
 #include "keymap.h"
+#include "keymap-name.h"
 #include "log.h"
 #include "process-util.h"
 #include "unit-name.h"
@@ -20,7 +20,6 @@
 #define DEFAULT_KEYBOARD "/etc/default/keyboard"
 /* systemd's table of console keymaps and their XKB layouts (keymap layout model variant options). */
 #define KBD_MODEL_MAP "/usr/share/systemd/kbd-model-map"
-#define KEYMAP_NAME_MAX 64
 
 void keymap_spec_done(KeymapSpec *s) {
         free(s->name);
@@ -30,20 +29,6 @@ void keymap_spec_done(KeymapSpec *s) {
         free(s->options);
         free(s->source);
         *s = (KeymapSpec) {};
-}
-
-bool keymap_name_valid(const char *name) {
-        size_t n;
-
-        if (!name || name[0] == '.' || name[0] == '-')
-                return false;
-        n = strlen(name);
-        if (n == 0 || n > KEYMAP_NAME_MAX)
-                return false;
-        for (const char *p = name; *p; p++)
-                if (!isalnum((unsigned char) *p) && !strchr("-_.+", *p))
-                        return false;
-        return true;
 }
 
 /* Reads ROOT/path into *ret; *ret NULL if it does not exist. */
@@ -154,7 +139,8 @@ int keymap_spec_from_name(const char *root, const char *name, const char *source
         assert(source);
         assert(ret);
 
-        if (!keymap_name_valid(name)) {
+        /* The generator looks up only names of this form (the same function): build no other. */
+        if (!keymap_name_is_valid(name)) {
                 _cleanup_free_ char *shown = name ? cescape(name) : NULL;
 
                 log_warning("%s: keymap \"%s\" is no keymap name (letters, digits and -_.+), leaving it out.",

@@ -16,10 +16,6 @@ typedef struct KeymapSpec {
 
 void keymap_spec_done(KeymapSpec *s);
 
-/* Whether name can be a keymap's name: letters, digits and "-_.+", at most 64, not starting with a
- * dot (it is a file name in the image and a word of a unit's ExecStart=). */
-bool keymap_name_valid(const char *name);
-
 /* The XKB layout of a console keymap name: its line in the tree's systemd kbd-model-map (as
  * systemd-localed converts), else an XKB layout of that name. source names where the name came
  * from. Returns 0, or -EINVAL (logged as a warning naming name and source) for an invalid name. */

@@ -10,7 +10,9 @@
 #include "cmdline.h"
 #include "crypttab.h"
 #include "foyer-contract.h"
+#include "id128-util.h"
 #include "log.h"
+#include "luks-uuid.h"
 #include "plan.h"
 #include "plan-util.h"
 #include "target.h"
@@ -94,7 +96,10 @@ static int crypttab_keys(const char *path, char ***ret) {
         return 0;
 }
 
-/* Key files named on the stored command line: rd.luks.key=[UUID=]FILE without ":DEVICE". */
+/* Key files named on the stored command line: rd.luks.key=[UUID=]FILE without ":DEVICE", split as
+ * foyer-crypt-generator splits it (luks_uuid_split_prefix()). A UUID that is not one makes the
+ * generator ignore the parameter; its file is still taken for a key (what the user meant to be a key
+ * is kept as one), with a warning. */
 static int cmdline_keys(const char *cmdline, char ***keys) {
         _cleanup_strv_free_ char **words = NULL;
         int r;
@@ -105,15 +110,20 @@ static int cmdline_keys(const char *cmdline, char ***keys) {
         if (r < 0)
                 return log_oom();
         STRV_FOREACH(w, words) {
-                const char *v = startswith(*w, "rd.luks.key=") ?: startswith(*w, "luks.key=");
-                const char *eq;
+                const char *v = startswith(*w, "rd.luks.key=") ?: startswith(*w, "luks.key="), *rest;
+                _cleanup_free_ char *uuid = NULL;
 
                 if (!v)
                         continue;
-                /* "UUID=FILE": the UUID part never contains a slash. */
-                eq = strchr(v, '=');
-                if (eq && !memchr(v, '/', eq - v))
-                        v = eq + 1;
+                r = luks_uuid_split_prefix(v, &uuid, &rest);
+                if (r < 0)
+                        return log_oom();
+                if (r > 0) {
+                        if (!id128_is_valid(uuid))
+                                log_warning("--cmdline: \"%s\" in luks.key= is not a UUID; foyer-crypt-generator "
+                                            "ignores the parameter (its key file is kept secret all the same).", uuid);
+                        v = rest;
+                }
                 r = add_key(keys, v);
                 if (r < 0)
                         return r;

@@ -18,7 +18,9 @@
 #include "cmdline.h"
 #include "crypttab.h"
 #include "elf-file.h"
+#include "id128-util.h"
 #include "log.h"
+#include "luks-uuid.h"
 #include "plan.h"
 #include "plan-util.h"
 #include "util.h"
@@ -134,7 +136,10 @@ static int image_crypttab_ask(Manifest *m, TokenAsks *a) {
         return 0;
 }
 
-/* rd.luks.options=[UUID=]OPTIONS and luks.options= in --cmdline. */
+/* rd.luks.options=[UUID=]OPTIONS and luks.options= in --cmdline, split as foyer-crypt-generator
+ * splits them (luks_uuid_split_word()): with a UUID the options are the first word after it, and a
+ * UUID that is not one makes the generator ignore the parameter, so it asks for nothing here
+ * either (a token asked for is a build error when its libraries are missing). */
 static int cmdline_ask(const char *cmdline, TokenAsks *a) {
         _cleanup_strv_free_ char **words = NULL;
         int r;
@@ -146,15 +151,19 @@ static int cmdline_ask(const char *cmdline, TokenAsks *a) {
                 return r;
         STRV_FOREACH(w, words) {
                 const char *v = startswith(*w, "rd.luks.options=") ?: startswith(*w, "luks.options=");
-                const char *eq;
+                _cleanup_free_ char *uuid = NULL, *options = NULL;
 
                 if (!v)
                         continue;
-                /* "UUID=OPTIONS": options never hold '=' before their first ',' without a key. */
-                eq = strchr(v, '=');
-                if (eq && !memchr(v, ',', eq - v) && strspn(v, "0123456789abcdefABCDEF-") == (size_t) (eq - v))
-                        v = eq + 1;
-                r = options_ask(a, v, "rd.luks.options= of --cmdline");
+                r = luks_uuid_split_word(v, &uuid, &options);
+                if (r < 0)
+                        return r;
+                if (r > 0 && !id128_is_valid(uuid)) {
+                        log_warning("--cmdline: \"%s\" in luks.options= is not a UUID; foyer-crypt-generator "
+                                    "ignores the parameter, and so does the build.", uuid);
+                        continue;
+                }
+                r = options_ask(a, r > 0 ? options : v, "rd.luks.options= of --cmdline");
                 if (r < 0)
                         return r;
         }

@@ -86,6 +86,13 @@ cmp "$tmp/crypttab" "$tmp/root/etc/crypttab" || fail "/etc/crypttab differs from
 cmp "$tmp/root.key" "$tmp/root/etc/keys/root.key" || fail "key content"
 rm -rf "$tmp/root"
 
+echo "== rd.luks.key= naming no valid UUID: the generator ignores it, its file is kept secret still"
+build -o "$tmp/baduuid.img" --cmdline "rd.luks.key=not-a-uuid=/etc/keys/other" \
+        --add-file "$tmp/other:/etc/keys/other" 2>"$tmp/stderr"
+cat "$tmp/stderr"
+grep -qF '"not-a-uuid" in luks.key= is not a UUID' "$tmp/stderr" || fail "no warning about the UUID that is not one"
+[ "$(mode_of "$tmp/baduuid.img" etc/keys/other)" = "-r--------" ] || fail "the key of a bad UUID is not kept secret"
+
 echo "== a crypttab naming a key file the image lacks: warning, no key, image 0644"
 build -o "$tmp/nokey.img" --crypttab "$tmp/crypttab" 2>"$tmp/stderr"
 cat "$tmp/stderr"

@@ -76,6 +76,11 @@ expect_error "tpm2-device= in --crypttab without libtss2-tcti-device.so.0" \
 expect_error "rd.luks.options= tpm2-device= in --cmdline without libtss2-tcti-device.so.0" \
         "tpm2-device= in rd.luks.options= of --cmdline asks for TPM2 unlocking, but .* lacks libtss2-tcti-device.so.0" \
         build --cmdline "rd.luks.options=3f5ad593-4546-4a94-a374-bcfb68aa11f7=discard,tpm2-device=auto" -o "$out"
+echo "== rd.luks.options= naming no valid UUID asks for nothing: foyer-crypt-generator ignores it"
+build --cmdline "rd.luks.options=3f5ad593=tpm2-device=auto" -o "$out" 2>"$tmp/stderr"
+cat "$tmp/stderr"
+grep -qF '"3f5ad593" in luks.options= is not a UUID' "$tmp/stderr" || fail "no warning about the UUID that is not one"
+list "$out" | grep -q 'libcryptsetup-token-systemd-tpm2' && fail "baduuid: the TPM2 plugin without the TCTI"
 rm "$root/$libdir/libtss2-rc.so.0"
 expect_error "two libraries missing" "lacks libtss2-rc.so.0, libtss2-tcti-device.so.0 (Debian: " \
         build --cmdline "rd.luks.options=tpm2-device=/dev/tpmrm0" -o "$out"

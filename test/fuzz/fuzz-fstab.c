@@ -11,7 +11,7 @@
 #include "log.h"
 #include "macro.h"
 #include "mount-options.h"
-#include "root-generator.h"
+#include "root-fstab.h"
 #include "strv.h"
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct libmnt_table *, mnt_unref_table);

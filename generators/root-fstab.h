@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* Internals shared by root-generator.c (kernel command line) and root-fstab.c (fstab passes). */
+/* Private interface of foyer-root-generator: the .mount writer and the fstab passes (root-fstab.c),
+ * called from root-generator.c (the kernel command line) and the fstab fuzzer. */
 
 #include <stdbool.h>
 
