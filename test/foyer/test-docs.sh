@@ -3,8 +3,9 @@
 # The documentation and the bash completion keep up with the command: foyer(1) and the completion
 # know every long option that "foyer COMMAND --help" prints; the completion completes commands,
 # options, kernel versions, formats and file names; the figures in README.md and docs/*.md are
-# not image sizes or counts that go stale, and match the constants they describe; and meson install puts foyer(1),
-# foyer.conf(5), foyer-kernel-command-line(7) and the completion where man and bash look.
+# not image sizes or counts that go stale, and match the constants they describe; the docs name no
+# path of the build machine; and meson install puts foyer(1), foyer.conf(5),
+# foyer-kernel-command-line(7) and the completion where man and bash look.
 # Usage: test-docs.sh FOYER SOURCE-ROOT BUILD-ROOT WITH-LOWDOWN(true|false)
 set -eu
 foyer=$1 src=$2 build=$3 with_lowdown=$4
@@ -128,6 +129,19 @@ figure docs/security.md 'a 2 GiB symlink entry' test/foyer/test-ls.c 'const uint
 figure docs/debugging.md 'foyer-explain first waits up to 30 s' src/failure/foyer-explain.c '"--timeout=30"'
 figure docs/uki.md 'a multiple of both the stub'"'"'s SectionAlignment and 4 KiB' src/foyer/pe.c '#define PAGE                    4096u'
 echo "figures: $scenarios scenarios, constants checked"
+
+echo "== the docs name no path of the build machine"
+# An absolute path of two or more components must be one the product or its tests use (in the
+# image, on the installed system, or a cache the test tools document; /kernel/x86/microcode is the
+# early microcode archive's), or an obvious placeholder;
+# /work/..., /tmp/XYZ, /home/USER/... of the machine the docs were written on are not.
+allowed='^/(usr|etc|boot|run|sys|proc|dev|sysroot|sysusr|bin|sbin|lib|lib64|efi|loader|kernel|\.extra|\.\.\.)/|^/root/\.ssh|^/var/(cache/foyer-trees|cache/foyer-mkosi|log/journal|tmp)(/|$)|^/path/to/'
+bad=
+while IFS=: read -r file line path; do
+        path=/${path#*/}
+        [[ $path =~ $allowed ]] || bad+="${file#"$src/"}:$line: $path"$'\n'
+done < <(grep -onE '(^|[][ `("'"'"'=:,|])/[A-Za-z0-9._+@-]+/[^][ `()"'"'"',;<>|]*' "$src/README.md" "$src/docs/"*.md)
+[ -z "$bad" ] || fail "the docs name paths of the build machine:"$'\n'"$bad"
 
 echo "== meson install"
 DESTDIR=$tmp/dest meson install -C "$build" --no-rebuild --quiet >"$tmp/install.log" 2>&1 ||
