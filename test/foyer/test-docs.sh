@@ -152,6 +152,14 @@ for p in $pages; do
         f=$tmp/dest/usr/share/man/$p
         [ -s "$f" ] || fail "$p not installed"
         man -l "$f" >/dev/null 2>&1 || fail "$p does not render"
+        # A NAME section of the form "NAME \- DESCRIPTION", which mandb and apropos read: its first
+        # name is the page's own.
+        page=${p#*/} page=${page%.*}
+        if command -v lexgrog >/dev/null; then
+                lexgrog "$f" | grep -qF ": \"$page - " || fail "$p: no NAME section naming $page ($(lexgrog "$f" 2>&1))"
+        fi
+        man -l "$f" 2>/dev/null | sed -n '/^NAME/,/^[A-Z]/p' | grep -qE "^ +${page}[ ,]" ||
+                fail "$p: man shows no NAME section \"$page - ...\""
 done
 $with_lowdown || echo "lowdown not found at setup: foyer-kernel-command-line(7) not checked"
 $with_lowdown && { man -l "$tmp/dest/usr/share/man/man7/foyer-kernel-command-line.7" 2>/dev/null |
