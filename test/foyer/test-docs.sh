@@ -5,7 +5,7 @@
 # options, kernel versions, formats and file names; the figures in README.md and docs/*.md are
 # not image sizes or counts that go stale, and match the constants they describe; the docs name no
 # path of the build machine; and meson install puts foyer(1), foyer.conf(5),
-# foyer-kernel-command-line(7) and the completion where man and bash look.
+# foyer-kernel-command-line(7) and the completions where man, bash, zsh and fish look.
 # Usage: test-docs.sh FOYER SOURCE-ROOT BUILD-ROOT WITH-LOWDOWN(true|false)
 set -eu
 foyer=$1 src=$2 build=$3 with_lowdown=$4
@@ -167,4 +167,8 @@ $with_lowdown && { man -l "$tmp/dest/usr/share/man/man7/foyer-kernel-command-lin
 c=$tmp/dest/usr/share/bash-completion/completions/foyer
 [ -s "$c" ] || fail "bash completion not installed"
 bash -c ". '$c' && complete -p foyer" >/dev/null || fail "the installed completion does not load"
+# zsh and fish look in their vendor directories (Debian's zsh and fish packages).
+for c in zsh/vendor-completions/_foyer fish/vendor_completions.d/foyer.fish; do
+        cmp -s "$tmp/dest/usr/share/$c" "$src/shell-completion/${c##*/}" || fail "$c not installed"
+done
 echo OK
