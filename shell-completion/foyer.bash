@@ -13,7 +13,7 @@ _foyer() {
         local -A opts=(
                 [build]="-h --help -o --output --cmdline $image -g --generate --add-drivers -f --force
                          -N --no-hostonly -H --hostonly"
-                [ls]='-h --help -f --file'
+                [ls]='-h --help -f --file --json'
                 [uki]="-h --help -o --output --kernel --initrd --cmdline --os-release --uname --splash
                        --stub --sign-key --sign-cert --pcr-private-key --pcr-public-key --phases $image"
                 [preview]='-h --help --cmdline --crypttab --fstab -v --verbose'

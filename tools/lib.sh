@@ -4,11 +4,18 @@
 
 topdir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
-# Installs the packages of tools/packages that are missing (apt-get, as root).
-# shellcheck disable=SC2120 # the extra package names are optional
+# ensure_packages [--list FILE] [NAME...]: installs, with apt-get as root and without recommended
+# packages, those of the list FILE (default tools/packages, the test suite's; tools/demo gives
+# tools/packages.demo) and the NAMEs that are missing.
+# shellcheck disable=SC2120 # the arguments are optional
 ensure_packages() {
-        local missing=() p
-        for p in $(sed 's/#.*//' "$topdir/tools/packages") "$@"; do
+        local list=$topdir/tools/packages missing=() p
+        if [[ ${1:-} == --list ]]; then
+                list=${2:?ensure_packages --list FILE}
+                shift 2
+        fi
+        [[ -r $list ]] || { echo "no package list $list" >&2; return 1; }
+        for p in $(sed 's/#.*//' "$list") "$@"; do
                 dpkg-query -W -f='${db:Status-Status}\n' "$p" 2>/dev/null | grep -qx installed ||
                         missing+=("$p")
         done
@@ -17,10 +24,10 @@ ensure_packages() {
                 echo "missing Debian packages: ${missing[*]} (run as root to install them)" >&2
                 return 1
         fi
-        echo ">>> apt-get install ${missing[*]}"
+        echo ">>> apt-get install --no-install-recommends ${missing[*]}"
         export DEBIAN_FRONTEND=noninteractive
         apt-get update -q
-        apt-get install -y -q "${missing[@]}"
+        apt-get install -y -q --no-install-recommends "${missing[@]}"
 }
 
 # The newest kernel installed in /boot (or $FOYER_KVER).

@@ -78,6 +78,22 @@ static int extend_list(char ***l, const char *value) {
         return 0;
 }
 
+int cmdline_check_quotes(const char *value, const char *where) {
+        const char *word;
+        int r;
+
+        assert(value);
+        assert(where);
+
+        r = cmdline_find_open_quote(value, &word);
+        if (r < 0)
+                return log_oom();
+        if (r > 0)
+                return log_error_errno(SYNTHETIC_ERRNO(EINVAL),
+                                       "%s: unbalanced quote in kernel command line parameter %s, refusing.", where, word);
+        return 0;
+}
+
 /* The stored defaults go to /etc/cmdline.d/50-foyer.conf, one source of the command line at boot. A
  * quote left open there would end at the end of that file (see cmdline_read_words()), so the value
  * meant would be lost, silently; refuse it here, where it can still be fixed. A newline is refused
@@ -85,17 +101,10 @@ static int extend_list(char ***l, const char *value) {
  * boot-time splitter, so what passes here is what the generators see. */
 static int check_cmdline(const char *value, const char *file, unsigned line) {
         _cleanup_free_ char *where = NULL;
-        const char *word;
         int r;
 
         assert(value);
         assert(file);
-
-        r = cmdline_find_open_quote(value, &word);
-        if (r < 0)
-                return log_oom();
-        if (r == 0 && !strchr(value, '\n'))
-                return 0;
 
         /* The builder's own options come as file "command line", line 0. */
         if (line > 0)
@@ -107,8 +116,7 @@ static int check_cmdline(const char *value, const char *file, unsigned line) {
         if (strchr(value, '\n'))
                 return log_error_errno(SYNTHETIC_ERRNO(EINVAL),
                                        "%s: the kernel command line defaults must be one line, refusing.", where);
-        return log_error_errno(SYNTHETIC_ERRNO(EINVAL),
-                               "%s: unbalanced quote in kernel command line parameter %s, refusing.", where, word);
+        return cmdline_check_quotes(value, where);
 }
 
 /* Output= and -o take specifiers, as systemd's unit files do: %k the kernel version, %% a "%". */

@@ -339,6 +339,8 @@ static int reader_header(CpioReader *r) {
                 .name = r->name,
                 .ino = fields[0],
                 .mode = fields[1],
+                .uid = fields[2],
+                .gid = fields[3],
                 .nlink = fields[4],
                 .mtime = fields[5],
                 .size = fields[6],

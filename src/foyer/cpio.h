@@ -44,6 +44,7 @@ int cpio_write_manifest(CpioWriter *w, Manifest *m);
 typedef struct CpioEntry {
         const char *name;       /* NUL-terminated, at most CPIO_PATH_MAX bytes with the NUL */
         uint32_t mode, ino, nlink;
+        uint32_t uid, gid;
         uint64_t mtime, size;
         uint32_t rdev_major, rdev_minor;
         const char *link_target; /* symlinks: the target, NUL-terminated (size bytes before the NUL); else NULL */

@@ -44,6 +44,12 @@ int build_config_load_files(BuildConfig *c);
 /* Applies one "Key=value" setting; used by the file parser and exposed for tests. */
 int build_config_assign(BuildConfig *c, const char *key, const char *value, const char *file, unsigned line);
 
+/* Refuses a kernel command line with a quote left open, as the generators split it at boot (see
+ * cmdline_find_open_quote()): logs "WHERE: unbalanced quote in kernel command line parameter WORD,
+ * refusing." and returns -EINVAL; 0 if every quote is closed. For Cmdline= and foyer build's and
+ * foyer uki's --cmdline. */
+int cmdline_check_quotes(const char *value, const char *where);
+
 /* Output= (and -o) may name the kernel version as %k, and a "%" as %%; any other specifier is
  * refused when the setting is read. output_uses_kver() tells whether the path can be known before
  * the kernel version is; output_expand() makes the path (kver may be NULL if it is not used). */

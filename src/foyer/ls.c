@@ -36,6 +36,10 @@ typedef struct Lister {
         LsMode mode;
         FILE *out;              /* LS_LIST: the listing; LS_CAT: the file's data */
         FILE *info;             /* LS_LIST: the header and summary (NULL: none) */
+        bool json;              /* LS_LIST: one JSON document on out instead of lines (ls_image_json()) */
+        bool json_first;        /* ... no entry of the current archive printed yet */
+        unsigned json_archives; /* ... archives opened so far */
+        const char *section;    /* the UKI section being read (".ucode", ".initrd"), NULL outside a UKI */
         const char *wanted;     /* LS_CAT: the image path, normalised by image_path_skip_prefix() */
         const CpioEntry *found; /* LS_CAT: set once the wanted entry is complete */
         CpioEntry found_entry;  /* ... a copy of it, with found_target */
@@ -81,6 +85,99 @@ static char *escape(const char *s) {
                 return NULL;
         }
         return buf;
+}
+
+/* The length of the valid UTF-8 sequence at p (1 to 4 bytes, no overlong forms, no surrogates,
+ * nothing above U+10FFFF), or 0 if none starts there; *ret_cp is its code point. */
+static size_t utf8_sequence(const unsigned char *p, uint32_t *ret_cp) {
+        size_t n;
+        uint32_t cp, min;
+
+        if (p[0] < 0x80) {
+                *ret_cp = p[0];
+                return 1;
+        }
+        if ((p[0] & 0xe0) == 0xc0)
+                n = 2, cp = p[0] & 0x1f, min = 0x80;
+        else if ((p[0] & 0xf0) == 0xe0)
+                n = 3, cp = p[0] & 0x0f, min = 0x800;
+        else if ((p[0] & 0xf8) == 0xf0)
+                n = 4, cp = p[0] & 0x07, min = 0x10000;
+        else
+                return 0;
+        for (size_t i = 1; i < n; i++) {
+                if ((p[i] & 0xc0) != 0x80)      /* the NUL ends the string here too */
+                        return 0;
+                cp = cp << 6 | (p[i] & 0x3f);
+        }
+        if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+                return 0;
+        *ret_cp = cp;
+        return n;
+}
+
+/* "key":"value" as JSON. Valid UTF-8 is written as it is, except the control characters (C0, DEL
+ * and C1), which are \u escapes like '"' and '\\' are escaped. A byte that is not part of valid
+ * UTF-8 becomes U+FFFD, and then "key_hex" follows with every byte of the value in hex, so that
+ * the name is never lost or mistaken for another. */
+static void json_field(FILE *out, const char *key, const char *value) {
+        bool invalid = false;
+
+        fprintf(out, "\"%s\":\"", key);
+        for (const unsigned char *p = (const unsigned char *) value; *p;) {
+                uint32_t cp;
+                size_t n = utf8_sequence(p, &cp);
+
+                if (n == 0) {
+                        fputs("\\ufffd", out);
+                        invalid = true;
+                        p++;
+                        continue;
+                }
+                if (cp == '"' || cp == '\\')
+                        fprintf(out, "\\%c", (char) cp);
+                else if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0))
+                        fprintf(out, "\\u%04" PRIx32, cp);
+                else
+                        fwrite(p, 1, n, out);
+                p += n;
+        }
+        fputc('"', out);
+        if (invalid) {
+                fprintf(out, ",\"%s_hex\":\"", key);
+                for (const unsigned char *p = (const unsigned char *) value; *p; p++)
+                        fprintf(out, "%02x", *p);
+                fputc('"', out);
+        }
+}
+
+static const char *entry_type(uint32_t mode) {
+        switch (mode & S_IFMT) {
+        case S_IFREG:  return "file";
+        case S_IFDIR:  return "directory";
+        case S_IFLNK:  return "symlink";
+        case S_IFCHR:  return "char-device";
+        case S_IFBLK:  return "block-device";
+        case S_IFIFO:  return "fifo";
+        case S_IFSOCK: return "socket";
+        default:       return "unknown";
+        }
+}
+
+static void print_entry_json(Lister *l, const CpioEntry *e) {
+        fputs(l->json_first ? "\n" : ",\n", l->out);
+        l->json_first = false;
+        fputs("    {", l->out);
+        json_field(l->out, "path", e->name);
+        fprintf(l->out, ",\"type\":\"%s\",\"mode\":\"%04o\",\"size\":%" PRIu64 ",\"uid\":%" PRIu32 ",\"gid\":%" PRIu32,
+                entry_type(e->mode), (unsigned) (e->mode & 07777), e->size, e->uid, e->gid);
+        if ((e->mode & S_IFMT) == S_IFCHR || (e->mode & S_IFMT) == S_IFBLK)
+                fprintf(l->out, ",\"major\":%" PRIu32 ",\"minor\":%" PRIu32, e->rdev_major, e->rdev_minor);
+        if (e->link_target) {
+                fputc(',', l->out);
+                json_field(l->out, "target", e->link_target);
+        }
+        fputc('}', l->out);
 }
 
 /* cpio archives name entries "usr/bin/sh" or "./usr/bin/sh"; users write "/usr/bin/sh" too. */
@@ -240,6 +337,10 @@ static int print_entry(const CpioEntry *e, void *userdata) {
                 return 0;
         }
 
+        if (l->json) {
+                print_entry_json(l, e);
+                return 0;
+        }
         if ((e->mode & S_IFMT) == S_IFCHR || (e->mode & S_IFMT) == S_IFBLK) {
                 char dev[24];
 
@@ -395,7 +496,16 @@ static int ls_archives(Lister *l, const uint8_t *data, size_t size) {
                 if (r < 0)
                         return log_error_errno(r, "%s%s: neither a cpio archive nor a known compression at offset %zu.",
                                                l->path, l->mode == LS_CHECK ? " is not an initrd" : "", pos);
-                if (l->info) {
+                if (l->json) {
+                        fprintf(l->out, "%s{\"section\":", l->json_archives++ > 0 ? ",\n  " : "\n  ");
+                        if (l->section)
+                                fprintf(l->out, "\"%s\"", l->section);
+                        else
+                                fputs("null", l->out);
+                        fprintf(l->out, ",\"offset\":%zu,\"compression\":\"%s\",\"entries\":[", pos,
+                                c == COMPRESSION_NONE ? "none" : compression_to_string(c));
+                        l->json_first = true;
+                } else if (l->info) {
                         /* The listing so far first, where both go to one file. */
                         fflush(l->out);
                         fprintf(l->info, "Offset %zu: %s%s cpio\n", pos,
@@ -408,6 +518,8 @@ static int ls_archives(Lister *l, const uint8_t *data, size_t size) {
                         r = list_compressed(l, c, data, size, pos, &used);
                 if (r < 0)
                         return r;
+                if (l->json)
+                        fputs(l->json_first ? "]}" : "\n  ]}", l->out);
                 if (used == 0)
                         return log_error_errno(SYNTHETIC_ERRNO(EBADMSG), "%s: no progress at offset %zu.", l->path, pos);
                 pos += used;
@@ -428,7 +540,7 @@ static int ls_walk(Lister *l, const uint8_t *data, size_t size) {
                 if (l->mode == LS_CHECK)
                         return log_error_errno(SYNTHETIC_ERRNO(EBADMSG), "%s is a PE image (a UKI or a kernel), not an initrd.",
                                                l->path);
-                if (l->mode == LS_LIST)
+                if (l->mode == LS_LIST && !l->json)
                         ls_uki(l, &pe);
                 initrd = uki_section(&pe, ".initrd", &initrd_size);
                 if (!initrd) {
@@ -440,14 +552,16 @@ static int ls_walk(Lister *l, const uint8_t *data, size_t size) {
                 }
                 ucode = uki_section(&pe, ".ucode", &ucode_size);
                 if (ucode) {
-                        if (l->mode == LS_LIST)
+                        if (l->mode == LS_LIST && !l->json)
                                 fprintf(l->out, ".ucode:\n");
+                        l->section = ".ucode";
                         r = ls_archives(l, ucode, ucode_size);
                         if (r < 0)
                                 return r;
                 }
-                if (l->mode == LS_LIST)
+                if (l->mode == LS_LIST && !l->json)
                         fprintf(l->out, ".initrd:\n");
+                l->section = ".initrd";
                 r = ls_archives(l, initrd, initrd_size);
         } else
                 r = ls_archives(l, data, size);
@@ -570,6 +684,39 @@ int ls_image(const char *path) {
                 l->counts.entries, l->counts.files, l->counts.file_bytes, l->counts.dirs, l->counts.symlinks,
                 l->counts.other);
         return 0;
+}
+
+int ls_image_json(const char *path) {
+        _cleanup_(mapped_image_done) MappedImage map = {};
+        _cleanup_free_ Lister *l = NULL;
+        PeImage pe;
+        int r;
+
+        assert(path);
+
+        r = map_image(path, &map);
+        if (r < 0)
+                return r;
+        l = lister_new(path, LS_LIST, stdout);
+        if (!l)
+                return log_oom();
+        l->json = true;
+
+        fputs("{", stdout);
+        json_field(stdout, "image", path);
+        fprintf(stdout, ",\"size\":%zu,\"format\":\"%s\",\"archives\":[", map.size,
+                pe_parse(map.data, map.size, &pe, NULL) >= 0 ? "uki" : "initrd");
+        r = ls_walk(l, map.data, map.size);
+        if (r < 0) {
+                /* What was printed is no complete document; say so where a reader of stdout sees it. */
+                fflush(stdout);
+                return r;
+        }
+        fprintf(stdout, "%s],\n \"summary\":{\"entries\":%" PRIu64 ",\"files\":%" PRIu64 ",\"file_bytes\":%" PRIu64
+                ",\"directories\":%" PRIu64 ",\"symlinks\":%" PRIu64 ",\"other\":%" PRIu64 "}}\n",
+                l->json_archives > 0 ? "\n" : "", l->counts.entries, l->counts.files, l->counts.file_bytes,
+                l->counts.dirs, l->counts.symlinks, l->counts.other);
+        return flush_stdout("the listing");
 }
 
 int ls_cat(const char *image, const char *path) {

@@ -13,6 +13,16 @@
  * summary (entries, files and their bytes, directories, symlinks, other) on stderr. */
 int ls_image(const char *path);
 
+/* foyer ls --json IMAGE: the same as one JSON document on stdout (nothing on stderr but errors):
+ * {"image", "size", "format" ("initrd" or "uki"), "archives": [{"section" (a UKI's ".ucode" or
+ * ".initrd", else null), "offset", "compression" ("none", "zstd", ...), "entries": [{"path",
+ * "type", "mode" (octal string), "size", "uid", "gid", for devices "major" and "minor", for
+ * symlinks "target"}]}], "summary": {...}}. Strings are UTF-8 with control characters escaped; a
+ * name that is not valid UTF-8 has U+FFFD for each bad byte, and "path_hex" ("target_hex") with
+ * all its bytes in hex. On an error, the document printed so far is incomplete (and the exit
+ * status says so). */
+int ls_image_json(const char *path);
+
 /* foyer ls IMAGE PATH: the data of the regular file PATH in the image (or in a UKI's initrd) on
  * stdout, byte for byte. PATH may start with "/" or "./". The first entry of that name counts.
  * An error naming PATH when it is missing, a directory or a symlink. */

@@ -91,6 +91,9 @@ static void help_ls(void) {
                "instead, as lsinitrd IMAGE PATH does. Reads zstd, xz, gzip, lz4 and\n"
                "uncompressed images, concatenated archives, and the initrd of a UKI.\n\n"
                "  -f --file=PATH            Print the file PATH of the image (lsinitrd's -f)\n"
+               "     --json                 The listing as one JSON document on stdout: the\n"
+               "                            archives and each entry's path, type, mode, size,\n"
+               "                            owner and link target (see foyer(1))\n"
                "  -h --help                 Show this help\n",
                program_invocation_short_name);
 }
@@ -229,13 +232,18 @@ static int verb_build(int argc, char *argv[]) {
 
 /* "foyer ls IMAGE [PATH...]" and "foyer ls -f PATH IMAGE", as lsinitrd has them. */
 static int verb_ls(int argc, char *argv[]) {
+        enum {
+                ARG_JSON = 0x100,
+        };
         static const struct option options[] = {
-                { "help", no_argument,       NULL, 'h' },
-                { "file", required_argument, NULL, 'f' },
+                { "help", no_argument,       NULL, 'h'      },
+                { "file", required_argument, NULL, 'f'      },
+                { "json", no_argument,       NULL, ARG_JSON },
                 {}
         };
         _cleanup_strv_free_ char **paths = NULL;
         const char *image;
+        bool json = false;
         int opt, r;
 
         while ((opt = getopt_long(argc, argv, "hf:", options, NULL)) >= 0)
@@ -246,6 +254,9 @@ static int verb_ls(int argc, char *argv[]) {
                 case 'f':
                         if (strv_extend(&paths, optarg) < 0)
                                 return log_oom();
+                        break;
+                case ARG_JSON:
+                        json = true;
                         break;
                 default:
                         return usage_hint("ls");
@@ -260,6 +271,12 @@ static int verb_ls(int argc, char *argv[]) {
                 if (strv_extend(&paths, argv[i]) < 0)
                         return log_oom();
 
+        if (json && paths) {
+                log_error("--json lists the image; it does not go with PATH or -f (those print files).");
+                return usage_hint("ls");
+        }
+        if (json)
+                return ls_image_json(image);
         if (!paths)
                 return ls_image(image);
         STRV_FOREACH(p, paths) {

@@ -9,6 +9,7 @@
 #include "build.h"
 #include "cli.h"
 #include "commit.h"
+#include "foyer-config.h"
 #include "foyer-contract.h"
 #include "log.h"
 #include "ls.h"
@@ -173,6 +174,12 @@ static int load_cmdline(const char *arg, Blob *ret) {
                 blob_done(&b);
                 return log_error_errno(SYNTHETIC_ERRNO(EINVAL), "--cmdline=%s: %s.", arg,
                                        b.size == 0 ? "empty command line" : "contains a NUL byte");
+        }
+        /* As foyer build refuses it: the generators would take the rest of the line for the value. */
+        r = cmdline_check_quotes(b.data, arg[0] == '@' ? arg + 1 : "--cmdline");
+        if (r < 0) {
+                blob_done(&b);
+                return r;
         }
         *ret = b;
         return 0;

@@ -112,7 +112,9 @@ int log_internalv(int level, int error, const char *file, int line, const char *
                 if (n > 0 && write(kmsg_fd, line_buf, MIN((size_t) n, sizeof(line_buf) - 1)) >= 0)
                         goto done;
         }
-        fprintf(stderr, "%s: %s\n", prefix, buf);
+        /* A warning says so, as compilers' do, so that it stands out among the lines that only
+         * inform; the kernel log has the level in the record instead. */
+        fprintf(stderr, "%s: %s%s\n", prefix, level == LOG_WARNING ? "warning: " : "", buf);
 done:
         errno = saved;
         return -ERRNO_VALUE(error);

@@ -3,8 +3,9 @@
 # The documentation and the bash completion keep up with the command: foyer(1) and the completion
 # know every long option that "foyer COMMAND --help" prints; the completion completes commands,
 # options, kernel versions, formats and file names; the figures in README.md and docs/*.md are
-# not image sizes or counts that go stale, and match the constants they describe; and meson install puts foyer(1),
-# foyer.conf(5), foyer-kernel-command-line(7) and the completion where man and bash look.
+# not image sizes or counts that go stale, and match the constants they describe; the docs name no
+# path of the build machine; and meson install puts foyer(1), foyer.conf(5),
+# foyer-kernel-command-line(7) and the completions where man, bash, zsh and fish look.
 # Usage: test-docs.sh FOYER SOURCE-ROOT BUILD-ROOT WITH-LOWDOWN(true|false)
 set -eu
 foyer=$1 src=$2 build=$3 with_lowdown=$4
@@ -129,6 +130,19 @@ figure docs/debugging.md 'foyer-explain first waits up to 30 s' src/failure/foye
 figure docs/uki.md 'a multiple of both the stub'"'"'s SectionAlignment and 4 KiB' src/foyer/pe.c '#define PAGE                    4096u'
 echo "figures: $scenarios scenarios, constants checked"
 
+echo "== the docs name no path of the build machine"
+# An absolute path of two or more components must be one the product or its tests use (in the
+# image, on the installed system, or a cache the test tools document; /kernel/x86/microcode is the
+# early microcode archive's), or an obvious placeholder;
+# /work/..., /tmp/XYZ, /home/USER/... of the machine the docs were written on are not.
+allowed='^/(usr|etc|boot|run|sys|proc|dev|sysroot|sysusr|bin|sbin|lib|lib64|efi|loader|kernel|\.extra|\.\.\.)/|^/root/\.ssh|^/var/(cache/foyer-trees|cache/foyer-mkosi|log/journal|tmp)(/|$)|^/path/to/'
+bad=
+while IFS=: read -r file line path; do
+        path=/${path#*/}
+        [[ $path =~ $allowed ]] || bad+="${file#"$src/"}:$line: $path"$'\n'
+done < <(grep -onE '(^|[][ `("'"'"'=:,|])/[A-Za-z0-9._+@-]+/[^][ `()"'"'"',;<>|]*' "$src/README.md" "$src/docs/"*.md)
+[ -z "$bad" ] || fail "the docs name paths of the build machine:"$'\n'"$bad"
+
 echo "== meson install"
 DESTDIR=$tmp/dest meson install -C "$build" --no-rebuild --quiet >"$tmp/install.log" 2>&1 ||
         { cat "$tmp/install.log"; fail "meson install"; }
@@ -138,6 +152,14 @@ for p in $pages; do
         f=$tmp/dest/usr/share/man/$p
         [ -s "$f" ] || fail "$p not installed"
         man -l "$f" >/dev/null 2>&1 || fail "$p does not render"
+        # A NAME section of the form "NAME \- DESCRIPTION", which mandb and apropos read: its first
+        # name is the page's own.
+        page=${p#*/} page=${page%.*}
+        if command -v lexgrog >/dev/null; then
+                lexgrog "$f" | grep -qF ": \"$page - " || fail "$p: no NAME section naming $page ($(lexgrog "$f" 2>&1))"
+        fi
+        man -l "$f" 2>/dev/null | sed -n '/^NAME/,/^[A-Z]/p' | grep -qE "^ +${page}[ ,]" ||
+                fail "$p: man shows no NAME section \"$page - ...\""
 done
 $with_lowdown || echo "lowdown not found at setup: foyer-kernel-command-line(7) not checked"
 $with_lowdown && { man -l "$tmp/dest/usr/share/man/man7/foyer-kernel-command-line.7" 2>/dev/null |
@@ -145,4 +167,8 @@ $with_lowdown && { man -l "$tmp/dest/usr/share/man/man7/foyer-kernel-command-lin
 c=$tmp/dest/usr/share/bash-completion/completions/foyer
 [ -s "$c" ] || fail "bash completion not installed"
 bash -c ". '$c' && complete -p foyer" >/dev/null || fail "the installed completion does not load"
+# zsh and fish look in their vendor directories (Debian's zsh and fish packages).
+for c in zsh/vendor-completions/_foyer fish/vendor_completions.d/foyer.fish; do
+        cmp -s "$tmp/dest/usr/share/$c" "$src/shell-completion/${c##*/}" || fail "$c not installed"
+done
 echo OK

@@ -229,4 +229,10 @@ expect_error "image options (.*--no-shell, ...) only apply" "$tmp/x.efi" --stub 
 expect_error "Splash $tmp/os-release is not a BMP" "$tmp/x.efi" --stub "$stub" "${common[@]}" --splash "$tmp/os-release"
 expect_error "go together" "$tmp/x.efi" --stub "$stub" "${common[@]}" --sign-key "$tmp/os-release"
 expect_error "needs --output" "" --stub "$stub" "${common[@]}"
+# An open quote, refused as foyer build refuses it in its --cmdline: from the text and from a file.
+expect_error '^foyer[a-z-]*: --cmdline: unbalanced quote in kernel command line parameter rd.luks.options="discard' \
+        "$tmp/x.efi" --stub "$stub" "${common[@]}" --cmdline 'root=/dev/sda1 rd.luks.options="discard quiet'
+printf 'root=/dev/sda1\nfoo=bar b='"'"'c\n' > "$tmp/badcmdline"
+expect_error "^foyer[a-z-]*: $tmp/badcmdline: unbalanced quote in kernel command line parameter b='c" \
+        "$tmp/x.efi" --stub "$stub" "${common[@]}" --cmdline @"$tmp/badcmdline"
 echo "ok"
