@@ -19,6 +19,7 @@
 #include "plan.h"
 #include "plan-table.h"
 #include "probe.h"
+#include "progress.h"
 #include "resolve.h"
 #include "util.h"
 
@@ -298,8 +299,16 @@ static int build_commit(Build *b, bool caller_tells_keys) {
 }
 
 int build_image(const BuildConfig *c, int out_fd, int ucode_fd, char ***ret_keys) {
-        static int (*const stages[])(Build *b) = {
-                build_prepare, build_probe, build_plan, build_modules, build_libraries, build_write,
+        static const struct {
+                int (*run)(Build *b);
+                const char *progress;   /* the long ones: what progress.h shows */
+        } stages[] = {
+                { build_prepare,   NULL },
+                { build_probe,     NULL },
+                { build_plan,      "planning the image" },
+                { build_modules,   "resolving kernel modules" },
+                { build_libraries, "resolving libraries" },
+                { build_write,     "writing and compressing the image" },
         };
         _cleanup_(build_done) Build b = {
                 .config = c,
@@ -314,7 +323,11 @@ int build_image(const BuildConfig *c, int out_fd, int ucode_fd, char ***ret_keys
         assert(c);
 
         for (size_t i = 0; i < ELEMENTSOF(stages); i++) {
-                r = stages[i](&b);
+                if (stages[i].progress)
+                        progress_begin(stages[i].progress);
+                r = stages[i].run(&b);
+                if (stages[i].progress)
+                        progress_end();
                 if (r < 0)
                         return r;
         }
