@@ -230,6 +230,15 @@ static int place_planned_file(ModuleState *s, const char *ipath, const char *dst
         for (off_t left = st.st_size; left > 0;) {
                 ssize_t n = copy_file_range(in, NULL, out, NULL, left, 0);
 
+                /* Across file systems before Linux 5.19, and in some sandboxes (mkosi's), the kernel
+                 * refuses copy_file_range(): then read and write. */
+                if (n < 0 && IN_SET(errno, EXDEV, EINVAL, ENOSYS, EOPNOTSUPP, EPERM)) {
+                        char buf[64 * 1024];
+
+                        n = read(in, buf, MIN((off_t) sizeof(buf), left));
+                        if (n > 0 && write_all(out, buf, n) < 0)
+                                n = -1;
+                }
                 if (n <= 0) {
                         r = n < 0 ? negative_errno() : -EPIPE;
                         return log_error_errno(r, "Failed to copy %s to %s: %m", e->source, dst);
