@@ -12,6 +12,7 @@
 #include "elf-file.h"
 #include "foyer-contract.h"
 #include "hostonly.h"
+#include "initramfs-tools.h"
 #include "log.h"
 #include "manifest.h"
 #include "microcode.h"
@@ -444,5 +445,6 @@ int build_args_config(BuildArgs *a, BuildConfig *c) {
         STRV_FOREACH(k, a->keymaps)
                 if (strv_extend(&c->add_keymaps, *k) < 0)
                         return log_oom();
-        return 0;
+        /* The tree's initramfs-tools configuration, under foyer's own (initramfs-tools.h). */
+        return initramfs_tools_apply(c, c->compression_set || a->cli.compression >= 0);
 }
