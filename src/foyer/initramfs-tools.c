@@ -442,7 +442,7 @@ static int apply_hooks(const char *root) {
                         return log_oom();
                 log_warning("foyer does not run initramfs-tools hooks; not run: %s. What they put in the image "
                             "must be asked of foyer: --add-file/AddFiles=, --add-module/AddModules= or "
-                            "/etc/foyer/foyer.conf (see foyer(1), \"Coming from initramfs-tools\").", list);
+                            "/etc/foyer/foyer.conf (docs/foyer.md, \"Coming from initramfs-tools\").", list);
         }
         return 0;
 }
