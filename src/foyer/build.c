@@ -295,6 +295,7 @@ static int build_commit(Build *b, bool caller_tells_keys) {
                  b->manifest->n_entries, sink_bytes_in(b->sink) / 1048576.0,
                  (b->written.st_size - b->ucode_size) / 1048576.0, compression_to_string(c->compression),
                  b->ucode_size > 0 ? " after the early microcode archive" : "", now_s() - b->started);
+        initramfs_tools_warn_hooks(c);
         return 0;
 }
 

@@ -368,7 +368,7 @@ static int apply_compression(BuildConfig *c, const InitramfsToolsConf *conf, con
         }
         if (streq(conf->compress, "lzma"))
                 log_warning("%s: COMPRESS=lzma: foyer writes xz instead (the kernel reads both).", where);
-        else
+        else if (t != c->compression)   /* Debian's initramfs.conf says zstd, foyer's default */
                 log_info("Compression %s, from COMPRESS= in %s.", compression_to_string(t), where);
         c->compression = t;
         return 0;
@@ -380,11 +380,9 @@ static void apply_modules_setting(const BuildConfig *c, const InitramfsToolsConf
         if (!conf->modules)
                 return;
         if (streq(conf->modules, "most")) {
-                if (c->hostonly)
-                        log_warning("%s: MODULES=most is not taken: foyer's HostOnly=yes (-H) makes a host-only image.",
-                                    where);
-                else
-                        log_debug("%s: MODULES=most: foyer's generic image is the same idea.", where);
+                /* Debian's default: HostOnly=yes is a choice made for foyer since. */
+                log_debug("%s: MODULES=most: foyer's generic image is the same idea%s.", where,
+                          c->hostonly ? "; HostOnly=yes makes a host-only one" : "");
         } else if (streq(conf->modules, "dep")) {
                 if (c->hostonly)
                         log_debug("%s: MODULES=dep: foyer's HostOnly=yes is the same idea.", where);
@@ -432,7 +430,7 @@ static int apply_hooks(const char *root) {
                 list = strv_join(done, " ");
                 if (!list)
                         return log_oom();
-                log_info("initramfs-tools hooks whose work foyer does itself, not run: %s.", list);
+                log_debug("initramfs-tools hooks whose work foyer does itself, not run: %s.", list);
                 free(list);
                 list = NULL;
         }
@@ -447,24 +445,40 @@ static int apply_hooks(const char *root) {
         return 0;
 }
 
+/* Whether the build reads the tree's initramfs-tools configuration: target settings on, and an
+ * /etc/initramfs-tools in the tree. */
+static bool configured(const BuildConfig *c) {
+        int fd;
+
+        if (!c->target_settings) {
+                log_debug("Skipping the tree's initramfs-tools configuration, as --no-target-settings was requested.");
+                return false;
+        }
+        if (open_in_root(c->root ?: "/", CONFDIR, O_DIRECTORY, &fd) < 0)
+                return false;
+        close(fd);
+        return true;
+}
+
+void initramfs_tools_warn_hooks(const BuildConfig *c) {
+        assert(c);
+
+        if (configured(c))
+                (void) apply_hooks(c->root ?: "/");
+}
+
 int initramfs_tools_apply(BuildConfig *c, bool compression_given) {
         _cleanup_(initramfs_tools_conf_done) InitramfsToolsConf conf = {};
         _cleanup_strv_free_ char **modules = NULL;
         _cleanup_free_ char *where = NULL, *list = NULL;
         const char *root;
-        int fd;
         int r;
 
         assert(c);
 
         root = c->root ?: "/";
-        if (!c->target_settings) {
-                log_debug("Skipping the tree's initramfs-tools configuration, as --no-target-settings was requested.");
+        if (!configured(c))
                 return 0;
-        }
-        if (open_in_root(root, CONFDIR, O_DIRECTORY, &fd) < 0)
-                return 0;       /* no initramfs-tools configuration in this tree */
-        close(fd);
 
         where = path_prefix_root(root, CONFDIR);
         if (!where)
@@ -490,6 +504,5 @@ int initramfs_tools_apply(BuildConfig *c, bool compression_given) {
                         if (!strv_contains(c->add_modules, *m) && strv_extend(&c->add_modules, *m) < 0)
                                 return log_oom();
         }
-
-        return apply_hooks(root);
+        return 0;
 }

@@ -39,10 +39,15 @@ int initramfs_tools_modules_read(const char *root, char ***ret);
  * in the tree, sorted by name. */
 int initramfs_tools_hooks_list(const char *root, char ***ret);
 
-/* All of the above, applied to a build's configuration after foyer's files and the command line
+/* The configuration, applied to a build's after foyer's files and the command line
  * (build_args_config()): the tree's (c->root, "/" if NULL) initramfs-tools modules join
  * c->add_modules; COMPRESS= sets c->compression unless foyer's configuration or the command line
- * set one (compression_given); MODULES=, the hooks and what is not taken are logged, warnings
- * for what foyer does differently. Nothing when the tree has no /etc/initramfs-tools or
- * c->target_settings is 0. RESUME= is target.c's (target_fstab_read()). */
+ * set one (compression_given); MODULES= and what is not taken are logged, warnings for what foyer
+ * does differently. Nothing when the tree has no /etc/initramfs-tools or c->target_settings is 0.
+ * RESUME= is target.c's (target_fstab_read()). */
 int initramfs_tools_apply(BuildConfig *c, bool compression_given);
+
+/* The hooks foyer did not run, under the same conditions: those of other packages in one warning
+ * line, those whose work foyer does itself in a debug one. Called once the image is written, so
+ * that a build that fails says only why. */
+void initramfs_tools_warn_hooks(const BuildConfig *c);

@@ -6,8 +6,8 @@
 #  - COMPRESS= of conf.d (after initramfs.conf's) is the image's compression when foyer's
 #    configuration and command line set none; --compress wins, with a warning naming COMPRESS=;
 #  - MODULES=dep, COMPRESSLEVEL= and the hooks of other packages are named in warnings (the hooks
-#    in one line, /etc's hook replacing /usr/share's of the same name, a non-executable one left
-#    out as mkinitramfs does), the hooks whose work foyer does itself in an info line (RESUME= is
+#    in one line once the image is written, /etc's hook replacing /usr/share's of the same name, a non-executable one left
+#    out as mkinitramfs does), the hooks whose work foyer does itself in a -v message (RESUME= is
 #    test-target.c's);
 #  - a tree without /etc/initramfs-tools, and --no-target-settings, give none of this.
 # Usage: test-foyer-initramfs-tools.sh FOYER GENERATOR-DIR UNIT-DIR
@@ -71,9 +71,10 @@ n=$(grep -c 'foyer does not run initramfs-tools hooks' "$tmp/build.log" || true)
 [ "$n" = 1 ] || fail "$n lines about the hooks, not 1"
 expect_line "foyer does not run initramfs-tools hooks; not run: $c/hooks/foo $root/usr/share/initramfs-tools/hooks/plymouth\. .*--add-file"
 grep -q 'hooks/disabled' "$tmp/build.log" && fail "a non-executable hook was named"
+grep -q 'hooks/udev' "$tmp/build.log" && fail "the udev hook is named without -v"
+echo "== --compress wins over COMPRESS=, and says so; -v names the hooks whose work is foyer's"
+build "$tmp/zstd.img" --compress zstd -v
 expect_line "initramfs-tools hooks whose work foyer does itself, not run: $root/usr/share/initramfs-tools/hooks/udev\.$"
-echo "== --compress wins over COMPRESS=, and says so"
-build "$tmp/zstd.img" --compress zstd
 compression "$tmp/zstd.img" | grep -q zstd || fail "--compress zstd was not taken"
 expect_line "$c: COMPRESS=gzip is not taken: foyer's configuration or command line says zstd\.$"
 
@@ -90,10 +91,12 @@ has_module "$tmp/nts.img" && fail "foyer_extra is in the image with --no-target-
 grep -q 'etc/initramfs-tools\|initramfs-tools hooks' "$tmp/build.log" && { cat "$tmp/build.log"; fail "a message about initramfs-tools with --no-target-settings"; }
 
 echo "== a module the kernel does not have fails the build, after the line naming where it came from"
+# A failed build names no hooks: only why it failed, and where the module came from.
 printf 'foyer_missing\n' >"$c/modules"
 if "$foyer" build --root "$root" --kver "$kver" -o "$tmp/missing.img" >"$tmp/build.log" 2>&1; then
         fail "a missing module of /etc/initramfs-tools/modules did not fail the build"
 fi
 expect_line "Adding the modules of $c/modules: foyer_missing\.$"
 expect_line "Module foyer_missing not found for kernel $kver"
+grep -q 'hooks' "$tmp/build.log" && fail "a failed build named the hooks"
 echo ok
