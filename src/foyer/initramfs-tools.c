@@ -326,10 +326,13 @@ int initramfs_tools_hooks_list(const char *root, char ***ret) {
         return 0;
 }
 
-/* Hooks whose work foyer does itself, from what the tree holds: the packages' names for them. */
+/* Hooks whose work foyer does itself, from what the tree holds, by the packages' names for them;
+ * cryptsetup-initramfs' cryptroot-unlock is its SSH unlocking (foyer's SshUnlock=), and its other
+ * hooks copy the programs of crypttab's keyscript=, which foyer refuses (target.h). */
 static const char *const hooks_done_by_foyer[] = {
         "udev", "kmod", "klibc-utils", "busybox", "zz-busybox", "dmsetup", "lvm2", "mdadm",
-        "cryptroot", "fsck", "resume", "keymap", "amd64_microcode", "intel_microcode", NULL,
+        "cryptroot", "cryptroot-unlock", "cryptgnupg", "cryptgnupg-sc", "cryptkeyctl", "cryptopensc",
+        "cryptpassdev", "fsck", "resume", "keymap", "amd64_microcode", "intel_microcode", NULL,
 };
 
 static int apply_compression(BuildConfig *c, const InitramfsToolsConf *conf, const char *where,
