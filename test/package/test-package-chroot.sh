@@ -58,9 +58,13 @@ base=$cache/package-bookworm-$(sha256sum <<<"$recipe" | cut -c1-12)
                 echo "base tree made in $(( $(date +%s) - start )) s"
         fi
 ) 9>"$cache/package-bookworm.lock" || exit 1
-for old in "$cache"/package-bookworm-*; do
-        [[ $old == "$base" || $old == "$base.ok" ]] || rm -rf "$old"
+# Trees of other recipes go once unused for a day: another work tree's run may be using one now.
+for old in "$cache"/package-bookworm-*.ok; do
+        [[ -e $old && $old != "$base.ok" ]] || continue
+        [[ -n $(find "$old" -maxdepth 0 -mmin +1440) ]] || continue
+        rm -rf "${old%.ok}" "$old"
 done
+touch "$base.ok"
 
 tmp=$(mktemp -d /var/tmp/test-package-chroot.XXXXXX)
 root=$tmp/root
