@@ -447,5 +447,5 @@ int build_args_config(BuildArgs *a, BuildConfig *c) {
                 if (strv_extend(&c->add_keymaps, *k) < 0)
                         return log_oom();
         /* The tree's initramfs-tools configuration, under foyer's own (initramfs-tools.h). */
-        return initramfs_tools_apply(c, c->compression_set || a->cli.compression >= 0);
+        return initramfs_tools_apply(c, a->cli.compression >= 0);
 }

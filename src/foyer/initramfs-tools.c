@@ -336,7 +336,7 @@ static const char *const hooks_done_by_foyer[] = {
 };
 
 static int apply_compression(BuildConfig *c, const InitramfsToolsConf *conf, const char *where,
-                             bool compression_given) {
+                             bool compression_on_command_line) {
         static const struct {
                 const char *name;
                 Compression c;
@@ -358,10 +358,14 @@ static int apply_compression(BuildConfig *c, const InitramfsToolsConf *conf, con
         for (size_t i = 0; i < ELEMENTSOF(map); i++)
                 if (streq(conf->compress, map[i].name))
                         t = map[i].c;
-        if (compression_given) {
+        /* foyer.conf's Compression= is a lasting choice that initramfs-tools' setting contradicts
+         * (a warning); --compress is one build's (a -v message). */
+        if (compression_on_command_line || c->compression_set) {
                 if (t != c->compression)
-                        log_warning("%s: COMPRESS=%s is not taken: foyer's configuration or command line says %s.",
-                                    where, e, compression_to_string(c->compression));
+                        log_full(compression_on_command_line ? LOG_DEBUG : LOG_WARNING,
+                                 "%s: COMPRESS=%s is not taken: foyer's %s says %s.", where, e,
+                                 compression_on_command_line ? "command line" : "configuration",
+                                 compression_to_string(c->compression));
                 return 0;
         }
         if (t < 0) {
@@ -470,7 +474,7 @@ void initramfs_tools_warn_hooks(const BuildConfig *c) {
                 (void) apply_hooks(c->root ?: "/");
 }
 
-int initramfs_tools_apply(BuildConfig *c, bool compression_given) {
+int initramfs_tools_apply(BuildConfig *c, bool compression_on_command_line) {
         _cleanup_(initramfs_tools_conf_done) InitramfsToolsConf conf = {};
         _cleanup_strv_free_ char **modules = NULL;
         _cleanup_free_ char *where = NULL, *list = NULL;
@@ -490,7 +494,7 @@ int initramfs_tools_apply(BuildConfig *c, bool compression_given) {
         r = initramfs_tools_conf_read(root, &conf);
         if (r < 0)
                 return r;
-        r = apply_compression(c, &conf, where, compression_given);
+        r = apply_compression(c, &conf, where, compression_on_command_line);
         if (r < 0)
                 return r;
         apply_modules_setting(c, &conf, where);

@@ -41,11 +41,11 @@ int initramfs_tools_hooks_list(const char *root, char ***ret);
 
 /* The configuration, applied to a build's after foyer's files and the command line
  * (build_args_config()): the tree's (c->root, "/" if NULL) initramfs-tools modules join
- * c->add_modules; COMPRESS= sets c->compression unless foyer's configuration or the command line
- * set one (compression_given); MODULES= and what is not taken are logged, warnings for what foyer
- * does differently. Nothing when the tree has no /etc/initramfs-tools or c->target_settings is 0.
+ * c->add_modules; COMPRESS= sets c->compression unless foyer's configuration (c->compression_set,
+ * a warning if they differ) or the command line (compression_on_command_line, a debug message)
+ * set one; MODULES= and what is not taken are logged, warnings for what foyer does differently. Nothing when the tree has no /etc/initramfs-tools or c->target_settings is 0.
  * RESUME= is target.c's (target_fstab_read()). */
-int initramfs_tools_apply(BuildConfig *c, bool compression_given);
+int initramfs_tools_apply(BuildConfig *c, bool compression_on_command_line);
 
 /* The hooks foyer did not run, under the same conditions: those of other packages in one warning
  * line, those whose work foyer does itself in a debug one. Called once the image is written, so

@@ -4,7 +4,8 @@
 #  - the modules of /etc/initramfs-tools/modules are in the image (one with options: a warning
 #    naming the line and the modprobe.d line to write); a line that is no module name is a warning;
 #  - COMPRESS= of conf.d (after initramfs.conf's) is the image's compression when foyer's
-#    configuration and command line set none; --compress wins, with a warning naming COMPRESS=;
+#    configuration and command line set none; Compression= of foyer.conf wins, with a warning
+#    naming COMPRESS=, and --compress too, with a -v message;
 #  - MODULES=dep, COMPRESSLEVEL= and the hooks of other packages are named in warnings (the hooks
 #    in one line once the image is written, /etc's hook replacing /usr/share's of the same name, a non-executable one left
 #    out as mkinitramfs does), the hooks whose work foyer does itself in a -v message (RESUME= is
@@ -72,18 +73,18 @@ n=$(grep -c 'foyer does not run initramfs-tools hooks' "$tmp/build.log" || true)
 expect_line "foyer does not run initramfs-tools hooks; not run: $c/hooks/foo $root/usr/share/initramfs-tools/hooks/plymouth\. .*--add-file"
 grep -q 'hooks/disabled' "$tmp/build.log" && fail "a non-executable hook was named"
 grep -q 'hooks/udev' "$tmp/build.log" && fail "the udev hook is named without -v"
-echo "== --compress wins over COMPRESS=, and says so; -v names the hooks whose work is foyer's"
+echo "== --compress wins over COMPRESS=, and -v says so; -v names the hooks whose work is foyer's"
 build "$tmp/zstd.img" --compress zstd -v
 expect_line "initramfs-tools hooks whose work foyer does itself, not run: $root/usr/share/initramfs-tools/hooks/udev\.$"
 compression "$tmp/zstd.img" | grep -q zstd || fail "--compress zstd was not taken"
-expect_line "$c: COMPRESS=gzip is not taken: foyer's configuration or command line says zstd\.$"
+expect_line "$c: COMPRESS=gzip is not taken: foyer's command line says zstd\.$"
 
 echo "== Compression= of foyer.conf wins too"
 mkdir -p "$tmp/conf/etc/foyer"
 printf '[Build]\nCompression=lz4\n' >"$tmp/conf/etc/foyer/foyer.conf"
 FOYER_CONFIG_ROOT=$tmp/conf build "$tmp/lz4.img"
 compression "$tmp/lz4.img" | grep -q lz4 || fail "Compression=lz4 of foyer.conf was not taken"
-expect_line "COMPRESS=gzip is not taken: foyer's configuration or command line says lz4\.$"
+expect_line "COMPRESS=gzip is not taken: foyer's configuration says lz4\.$"
 
 echo "== --no-target-settings reads none of it"
 build "$tmp/nts.img" --no-target-settings
