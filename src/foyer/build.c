@@ -12,6 +12,7 @@
 #include "elf-file.h"
 #include "foyer-contract.h"
 #include "hostonly.h"
+#include "initramfs-tools.h"
 #include "log.h"
 #include "manifest.h"
 #include "microcode.h"
@@ -295,6 +296,7 @@ static int build_commit(Build *b, bool caller_tells_keys) {
                  b->manifest->n_entries, sink_bytes_in(b->sink) / 1048576.0,
                  (b->written.st_size - b->ucode_size) / 1048576.0, compression_to_string(c->compression),
                  b->ucode_size > 0 ? " after the early microcode archive" : "", now_s() - b->started);
+        initramfs_tools_warn_hooks(c);
         return 0;
 }
 
@@ -457,5 +459,6 @@ int build_args_config(BuildArgs *a, BuildConfig *c) {
         STRV_FOREACH(k, a->keymaps)
                 if (strv_extend(&c->add_keymaps, *k) < 0)
                         return log_oom();
-        return 0;
+        /* The tree's initramfs-tools configuration, under foyer's own (initramfs-tools.h). */
+        return initramfs_tools_apply(c, a->cli.compression >= 0);
 }

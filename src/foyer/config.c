@@ -259,6 +259,7 @@ int build_config_assign(BuildConfig *c, const char *key, const char *value, cons
                                                "%s:%u: unknown compression \"%s\" (zstd, xz, gzip, lz4, none).",
                                                file, line, value);
                 c->compression = t;
+                c->compression_set = true;
                 r = 0;
         } else if (streq(key, "CompressionLevel")) {
                 char *end;

@@ -13,6 +13,8 @@ typedef struct BuildConfig {
         char *kver;             /* NULL: probe */
         char *root;             /* source tree, "/" by default */
         Compression compression;
+        bool compression_set;   /* Compression= was read (a file or the command line): initramfs-tools'
+                                 * COMPRESS= does not apply (initramfs-tools.h) */
         int level;              /* -1: the format's default */
         char **add_modules;
         char **add_files;       /* "SRC[:DEST]" */

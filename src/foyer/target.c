@@ -11,6 +11,7 @@
 
 #include "crypttab.h"
 #include "devspec.h"
+#include "initramfs-tools.h"
 #include "log.h"
 #include "target.h"
 #include "util.h"
@@ -20,7 +21,6 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(struct libmnt_iter *, mnt_free_iter);
 
 #define FSTAB "/etc/fstab"
 #define CRYPTTAB "/etc/crypttab"
-#define RESUME_CONF "/etc/initramfs-tools/conf.d/resume"
 #define LVM_BACKUP_DIR "/etc/lvm/backup"
 /* How deep device stacks are followed by name (an LV on a crypt volume on an LV on ...). */
 #define STACK_MAX 8
@@ -70,47 +70,16 @@ static bool is_swap_device(const char *source) {
                startswith(source, "PARTUUID=") || startswith(source, "PARTLABEL=");
 }
 
-/* RESUME= as initramfs-tools' conf.d/resume sets it (a shell assignment, the last one wins, one
- * level of quotes). Returns 1 with the value (maybe ""), 0 if the file or the setting is absent. */
+/* RESUME= as initramfs-tools reads it: initramfs.conf, then its conf.d (initramfs-tools.h). Returns
+ * 1 with the value (maybe ""), 0 if no file sets it. */
 static int read_resume_conf(const char *root, char **ret) {
-        _cleanup_free_ char *path = NULL, *text = NULL, *value = NULL;
-        char *line, *next;
+        _cleanup_(initramfs_tools_conf_done) InitramfsToolsConf conf = {};
         int r;
 
-        r = read_tree_file(root, RESUME_CONF, &text, NULL);
-        if (r < 0 || !text)
+        r = initramfs_tools_conf_read(root, &conf);
+        if (r < 0 || !conf.resume)
                 return r;
-        path = path_prefix_root(root, RESUME_CONF);
-        if (!path)
-                return log_oom();
-
-        for (line = text; line; line = next) {
-                const char *v;
-                size_t l;
-
-                next = strchr(line, '\n');
-                if (next)
-                        *next++ = 0;
-                line += strspn(line, " \t");
-                v = startswith(line, "RESUME=");
-                if (!v)
-                        continue;
-                l = strcspn(v, " \t#");
-                if (l >= 2 && (v[0] == '"' || v[0] == '\'') && v[l - 1] == v[0]) {
-                        v++;
-                        l -= 2;
-                } else if (v[0] == '"' || v[0] == '\'') {
-                        log_warning("%s: RESUME=%s: unbalanced quote, ignoring the line.", path, v);
-                        continue;
-                }
-                free(value);
-                value = strndup(v, l);
-                if (!value)
-                        return log_oom();
-        }
-        if (!value)
-                return 0;
-        *ret = TAKE_PTR(value);
+        *ret = TAKE_PTR(conf.resume);
         return 1;
 }
 
@@ -178,7 +147,7 @@ int target_fstab_read(const char *root, TargetFstab *ret) {
         if (r < 0)
                 return r;
         if (r > 0 && streq(resume, "none"))
-                log_debug("%s says RESUME=none: no resume device.", RESUME_CONF);
+                log_debug("initramfs-tools' configuration says RESUME=none: no resume device.");
         else if (r > 0 && !isempty(resume) && !streq(resume, "auto"))
                 f.resume = TAKE_PTR(resume);
         else

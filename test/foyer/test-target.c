@@ -107,6 +107,21 @@ TEST(fstab) {
         put("/etc/initramfs-tools/conf.d/resume", "RESUME=auto\n");
         ASSERT_OK(target_fstab_read(root, &f));
         ASSERT_STREQ(f.resume, "UUID=22");
+        target_fstab_done(&f);
+
+        /* RESUME= of initramfs.conf too, which a conf.d file overrides (mkinitramfs sources
+         * initramfs.conf first, then conf.d in name order, skipping dpkg's leftovers). */
+        drop("/etc/initramfs-tools/conf.d/resume");
+        put("/etc/initramfs-tools/initramfs.conf", "MODULES=most\nRESUME='UUID=55' # comment\n");
+        ASSERT_OK(target_fstab_read(root, &f));
+        ASSERT_STREQ(f.resume, "UUID=55");
+        target_fstab_done(&f);
+        put("/etc/initramfs-tools/conf.d/zz-resume.dpkg-old", "RESUME=UUID=77\n");
+        put("/etc/initramfs-tools/conf.d/resume", "export RESUME=UUID=66\n");
+        ASSERT_OK(target_fstab_read(root, &f));
+        ASSERT_STREQ(f.resume, "UUID=66");
+        drop("/etc/initramfs-tools/conf.d/zz-resume.dpkg-old");
+        drop("/etc/initramfs-tools/initramfs.conf");
 }
 
 static void assert_lv(const char *path, const char *vg, const char *lv) {

@@ -35,6 +35,8 @@ for p in dpkg-buildpackage dh; do
 done
 rm -rf "$out/work" "$deb"
 mkdir -p "$out/work/foyer"
+# The package is as fresh as the copy: a file changed while dpkg-buildpackage runs is newer.
+copied=$(date +%s.%N)
 (cd "$src" && xargs -d '\n' cp --parents -a -t "$out/work/foyer/" <<<"$files" 2>/dev/null) || true
 echo "build-deb: dpkg-buildpackage -us -uc -b in $out/work/foyer" >&2
 start=$(date +%s)
@@ -42,5 +44,6 @@ start=$(date +%s)
         { tail -40 "$out/build.log" >&2; echo "build-deb: dpkg-buildpackage failed (log: $out/build.log)" >&2; exit 1; }
 echo "build-deb: built in $(( $(date +%s) - start )) s" >&2
 mv "$out/work/$(basename "$deb")" "$deb"
+touch -d "@$copied" "$deb"
 rm -rf "$out/work"
 echo "$deb"
