@@ -135,7 +135,7 @@ echo "== the docs name no path of the build machine"
 # image, on the installed system, or a cache the test tools document; /kernel/x86/microcode is the
 # early microcode archive's), or an obvious placeholder;
 # /work/..., /tmp/XYZ, /home/USER/... of the machine the docs were written on are not.
-allowed='^/(usr|etc|boot|run|sys|proc|dev|sysroot|sysusr|bin|sbin|lib|lib64|efi|loader|kernel|\.extra|\.\.\.)/|^/root/\.ssh|^/var/(cache/foyer-trees|cache/foyer-mkosi|log/journal|tmp)(/|$)|^/path/to/'
+allowed='^/(usr|etc|boot|run|sys|proc|dev|sysroot|sysusr|bin|sbin|lib|lib64|efi|loader|kernel|\.extra|\.\.\.)/|^/root/\.ssh|^/var/(cache/foyer-trees|cache/foyer-mkosi|lib/foyer|log/journal|log/apt|log/dpkg\.log|tmp)(/|$)|^/path/to/'
 bad=
 while IFS=: read -r file line path; do
         path=/${path#*/}

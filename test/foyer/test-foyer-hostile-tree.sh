@@ -231,7 +231,15 @@ mapfile -t candidates < <(while read -r p; do [ -f "$root/$p" ] && [ ! -L "$root
 
 # mutate TREE PATH: one random attack on PATH (an image path of a regular file of the tree).
 mutate() {
-        local t=$1 p=$2 name kind dir kinds
+        local t=$1 p=$2 name kind dir kinds real
+        # Only a regular file of the tree as it is now: an earlier mutation may have made this path
+        # (or a directory on its way) a link, and copying through it on the host would bring
+        # OUTSIDE's marked bytes into the tree itself.
+        real=$(realpath -m "$t/$p")
+        if [ -L "$t/$p" ] || [ ! -f "$t/$p" ] || [[ $real != "$t"/* ]]; then
+                echo "   $p: already changed, left"
+                return
+        fi
         name=$(echo "$p" | tr / _)
         # Links that resolve inside the tree (the build goes on) more often than what refuses it.
         kinds=(0 0 0 1 1 1 5 5 5 2 3 4)
