@@ -31,26 +31,6 @@ static char *escape(const char *s) {
         return string_escape_unprintable(s, 0);
 }
 
-/* Reads a file of the tree; *ret NULL if it does not exist. Errors are logged, naming the file. */
-static int read_tree_file(const char *root, const char *path, char **ret) {
-        _cleanup_free_ char *name = path_prefix_root(root, path);
-        int r;
-
-        if (!name)
-                return log_oom();
-        r = read_full_file_in_root(root, path, ret, NULL);
-        if (r == -ENOENT || r == -ENOTDIR) {
-                *ret = NULL;
-                return 0;
-        }
-        if (r == -EBADFD)
-                return log_error_errno(r, "%s is not a regular file (a FIFO, socket or device node?), refusing to read it.",
-                                       name);
-        if (r < 0)
-                return log_error_errno(r, "Failed to read %s: %m", name);
-        return 0;
-}
-
 /* The names in a directory of the tree that mkinitramfs takes: a letter or digit first, then
  * letters, digits, ".", "_" and "-", and no dpkg leftover (".dpkg-old", ...). Sorted; a missing
  * directory gives none. */
@@ -144,7 +124,7 @@ static int conf_parse(InitramfsToolsConf *c, const char *root, const char *path)
         char *line, *next;
         int r;
 
-        r = read_tree_file(root, path, &text);
+        r = read_tree_file(root, path, &text, NULL);
         if (r < 0 || !text)
                 return r;
         name = path_prefix_root(root, path);
@@ -223,7 +203,7 @@ static int modules_parse(const char *root, const char *path, char ***modules) {
         char *line, *next;
         int r;
 
-        r = read_tree_file(root, path, &text);
+        r = read_tree_file(root, path, &text, NULL);
         if (r < 0 || !text)
                 return r;
         name = path_prefix_root(root, path);

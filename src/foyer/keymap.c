@@ -31,25 +31,6 @@ void keymap_spec_done(KeymapSpec *s) {
         *s = (KeymapSpec) {};
 }
 
-/* Reads ROOT/path into *ret; *ret NULL if it does not exist. */
-static int read_tree_file(const char *root, const char *path, char **ret) {
-        _cleanup_free_ char *p = path_prefix_root(root, path);
-        int r;
-
-        if (!p)
-                return log_oom();
-        r = read_full_file_in_root(root, path, ret, NULL);
-        if (r == -ENOMEM)
-                return log_oom();
-        if (IN_SET(r, -ENOENT, -ENOTDIR, -ELOOP)) {
-                *ret = NULL;
-                return 0;
-        }
-        if (r < 0)
-                return log_error_errno(r, "Failed to read %s: %m", p);
-        return 0;
-}
-
 /* The last "KEY=value" of key in an environment-like file (vconsole.conf, default/keyboard: a
  * shell fragment of plain assignments), with one level of quotes removed. Returns 1 with a new
  * string (NULL when the value is empty), 0 if the key is not set, -ENOMEM. */
@@ -152,7 +133,7 @@ int keymap_spec_from_name(const char *root, const char *name, const char *source
         if (!s.name || !s.source)
                 return log_oom();
 
-        r = read_tree_file(root, KBD_MODEL_MAP, &map);
+        r = read_tree_file(root, KBD_MODEL_MAP, &map, NULL);
         if (r < 0)
                 return r;
         for (char *line = map, *next; line && *line; line = next) {
@@ -192,7 +173,7 @@ int keymap_target_read(const char *root, KeymapSpec *ret) {
         assert(root);
         assert(ret);
 
-        r = read_tree_file(root, VCONSOLE_CONF, &vconsole);
+        r = read_tree_file(root, VCONSOLE_CONF, &vconsole, NULL);
         if (r < 0)
                 return r;
         if (vconsole) {
@@ -208,7 +189,7 @@ int keymap_target_read(const char *root, KeymapSpec *ret) {
                 if (r != 0)
                         return r < 0 ? log_oom() : 1;
         }
-        r = read_tree_file(root, DEFAULT_KEYBOARD, &keyboard);
+        r = read_tree_file(root, DEFAULT_KEYBOARD, &keyboard, NULL);
         if (r < 0)
                 return r;
         if (keyboard) {

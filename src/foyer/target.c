@@ -41,28 +41,6 @@ void target_crypttab_done(TargetCrypttab *t) {
         *t = (TargetCrypttab) {};
 }
 
-/* Reads the tree's file at an absolute path, resolved inside the tree; *ret NULL if it does not
- * exist. Errors are logged, naming the file: a FIFO or a device node there is refused, not opened
- * (the build would hang on a FIFO). */
-static int read_tree_file(const char *root, const char *path, char **ret, size_t *ret_size) {
-        _cleanup_free_ char *name = path_prefix_root(root, path);
-        int r;
-
-        if (!name)
-                return log_oom();
-        r = read_full_file_in_root(root, path, ret, ret_size);
-        if (r == -ENOENT) {
-                *ret = NULL;
-                return 0;
-        }
-        if (r == -EBADFD)
-                return log_error_errno(r, "%s is not a regular file (a FIFO, socket or device node?), refusing to read it.",
-                                       name);
-        if (r < 0)
-                return log_error_errno(r, "Failed to read %s: %m", name);
-        return 0;
-}
-
 /* A swap device that can take a hibernation image by itself: a device, not a swap file (which
  * would need resume_offset=). */
 static bool is_swap_device(const char *source) {

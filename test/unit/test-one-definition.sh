@@ -16,7 +16,7 @@ build="${1:?usage: $0 BUILD_DIR [SOURCE_DIR]}"
 src="${2:-$(cd "$(dirname "$0")/../.." && pwd)}"
 
 helpers=(
-        read_full_file read_full_fd write_all
+        read_full_file read_full_fd write_all read_tree_file
         strv_split strv_sort
         path_simplify path_is_safe mkdir_p mkdir_parents chase_below_root
         rm_rf
