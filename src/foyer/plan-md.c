@@ -60,17 +60,13 @@ static int plan_md_conf(Manifest *m) {
                 if (!src)
                         return log_oom();
                 /* Read inside the tree, and the bytes checked are the bytes the image gets. */
-                r = read_full_file_in_root(m->root, tree_confs[i], &text, &size);
-                if (r == -ENOMEM)
-                        return log_oom();
-                if (IN_SET(r, -ENOENT, -ENOTDIR, -ELOOP, -EACCES)) {
+                r = read_tree_file(m->root, tree_confs[i], &text, &size);
+                if (r < 0)
+                        return r;
+                if (!text) {
                         log_debug("%s does not exist.", src);
                         continue;
                 }
-                if (r == -EBADFD)
-                        return log_error_errno(r, "%s is not a regular file (a FIFO, socket or device node?), refusing to read it.", src);
-                if (r < 0)
-                        return log_error_errno(r, "Failed to read %s: %m", src);
                 /* foyer-md-generator copies it into a file checked like a unit: a line with a control
                  * character (a NUL, a DOS file's CR, an ESC) or a trailing backslash would be left out
                  * there, with its entry. Refused here, where it can be fixed, rather than lost at boot. */

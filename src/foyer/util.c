@@ -9,7 +9,6 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
-#include "log.h"
 #include "util.h"
 
 int dir_list_suffix(const char *dir, const char *suffix, char ***ret) {
@@ -158,27 +157,4 @@ const char *tmp_dir(void) {
         const char *e = getenv("TMPDIR");
 
         return !isempty(e) && e[0] == '/' ? e : "/tmp";
-}
-
-int read_tree_file(const char *root, const char *path, char **ret, size_t *ret_size) {
-        _cleanup_free_ char *name = NULL;
-        int r;
-
-        assert(path);
-        assert(ret);
-
-        r = read_full_file_in_root(root, path, ret, ret_size);
-        if (IN_SET(r, -ENOENT, -ENOTDIR)) {
-                *ret = NULL;
-                return 0;
-        }
-        if (r >= 0)
-                return 0;
-        if (r == -ENOMEM)
-                return log_oom();
-        name = path_prefix_root(root, path);
-        if (r == -EBADFD)
-                return log_error_errno(r, "%s is not a regular file (a FIFO, socket or device node?), refusing to read it.",
-                                       name ?: path);
-        return log_error_errno(r, "Failed to read %s: %m", name ?: path);
 }

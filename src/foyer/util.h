@@ -20,10 +20,6 @@
 /* Lists the regular files (or symlinks) named *suffix in dir, sorted; a missing dir yields an empty
  * list. */
 int dir_list_suffix(const char *dir, const char *suffix, char ***ret);
-/* Reads the file at the absolute path of the tree root (a --root tree, or "/"), resolved inside it
- * (read_full_file_in_root()); *ret NULL when there is none. Errors are logged naming the file: a
- * FIFO, socket or device node there is refused, not opened. *ret_size may be NULL. */
-int read_tree_file(const char *root, const char *path, char **ret, size_t *ret_size);
 
 /* Formats a mode like ls -l ("-rwxr-xr-x"); buf must hold 11 bytes. */
 const char *mode_to_string(uint32_t mode, char buf[static 11]);

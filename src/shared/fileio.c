@@ -8,6 +8,7 @@
 #include <sys/syscall.h>
 
 #include "fileio.h"
+#include "log.h"
 #include "macro.h"
 #include "strv.h"
 
@@ -339,4 +340,27 @@ static void rm_rf_at(int dir_fd, const char *name, unsigned depth) {
 
 void rm_rf(const char *path) {
         rm_rf_at(AT_FDCWD, path, 0);
+}
+
+int read_tree_file(const char *root, const char *path, char **ret, size_t *ret_size) {
+        _cleanup_free_ char *name = NULL;
+        int r;
+
+        assert(path);
+        assert(ret);
+
+        r = read_full_file_in_root(root, path, ret, ret_size);
+        if (IN_SET(r, -ENOENT, -ENOTDIR)) {
+                *ret = NULL;
+                return 0;
+        }
+        if (r >= 0)
+                return 0;
+        if (r == -ENOMEM)
+                return log_oom();
+        name = path_prefix_root(root, path);
+        if (r == -EBADFD)
+                return log_error_errno(r, "%s is not a regular file (a FIFO, socket or device node?), refusing to read it.",
+                                       name ?: path);
+        return log_error_errno(r, "Failed to read %s: %m", name ?: path);
 }

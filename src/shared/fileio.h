@@ -33,6 +33,10 @@ const char *file_type_name(mode_t mode);
 int read_full_file(const char *path, char **ret, size_t *ret_size);
 /* The same for path inside root (a --root tree): see open_in_root(). */
 int read_full_file_in_root(const char *root, const char *path, char **ret, size_t *ret_size);
+/* Reads the file at the absolute path of the tree root (a --root tree, or "/"), resolved inside it
+ * (read_full_file_in_root()); *ret NULL when there is none. Errors are logged naming the file: a
+ * FIFO, socket or device node there is refused, not opened. *ret_size may be NULL. */
+int read_tree_file(const char *root, const char *path, char **ret, size_t *ret_size);
 /* The same from an open file, from its current offset on. */
 int read_full_fd(int fd, char **ret, size_t *ret_size);
 /* The same from the start of a seekable file: what a child wrote to the memfd given as its stdout. */
