@@ -462,7 +462,7 @@ static int add_search_dir(char ***l, const char *dir) {
 }
 
 static int parse_ld_so_conf(const char *root, const char *path, char ***l, unsigned depth) {
-        _cleanup_free_ char *full = NULL, *text = NULL;
+        _cleanup_free_ char *text = NULL;
         char *line, *saveptr = NULL;
         int r;
 

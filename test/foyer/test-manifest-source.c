@@ -59,7 +59,7 @@ static int write_plan(Manifest *m, bool *ret_host_bytes) {
 
 /* A fresh tree and a plan holding ROOT/usr/lib/tool (resolved as the builder does). */
 static Manifest *plan_tree(void) {
-        _cleanup_free_ char *usr = at("root/usr"), *lib = at("root/usr/lib"), *tool = at("root/usr/lib/tool"),
+        _cleanup_free_ char *lib = at("root/usr/lib"), *tool = at("root/usr/lib/tool"),
                             *cmd = strjoin("rm -rf ", dir, "/root");
         Manifest *m = NULL;
 
