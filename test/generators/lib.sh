@@ -166,6 +166,12 @@ store_expected() {
         [[ $rc == 0 ]] || echo "$rc" >"${dest%.expected}.exit"
 }
 
+# The golden directories under $1 (test/generators): those holding NN-name.expected/ trees, one path a
+# line, sorted.
+golden_dirs() {
+        find "$1" -mindepth 2 -maxdepth 2 -type d -name '*.expected' -printf '%h\n' | LC_ALL=C sort -u
+}
+
 # The case names: the arguments, or every CASEDIR/NN-name.cmdline.
 cases_of() {
         if (($# > 0)); then printf '%s\n' "$@"; else

@@ -4,8 +4,8 @@
 # regen-golden.sh [--into DIR] GENERATOR_DIR [CASEDIR...]
 #
 # The one way to regenerate the golden trees (NN-name.expected/ and NN-name.exit) of the case
-# directories test/generators/{root,crypt,debug,lvm,driver,md,gpt-auto} (default: all of them), each from its
-# reference (the table "Golden trees" in docs/testing.md):
+# directories test/generators/KIND/ (default: every directory here holding NN-name.expected/ trees),
+# each from its reference (the table "Golden trees" in docs/testing.md):
 #   root/      systemd 252's systemd-fstab-generator; foyer-root-generator for the cases of the
 #              known-differences table of docs/kernel-command-line.md
 #   crypt/     systemd 252's systemd-cryptsetup-generator; foyer-crypt-generator for the cases of
@@ -15,10 +15,13 @@
 #   lvm/       foyer-lvm-generator: systemd has no counterpart
 #   driver/    foyer-driver-generator: systemd has no counterpart (rd.driver.* are dracut's)
 #   md/        foyer-md-generator: systemd has no counterpart (rd.md* are dracut's)
+#   vconsole/  foyer-vconsole-generator: Debian's systemd has no systemd-vconsole-setup to compare with
+#   network/   foyer-network-generator: foyer's own (--ssh-unlock)
 #   gpt-auto/  foyer-gpt-auto-generator, with gpt-auto.sh's fake firmware (systemd's reads the real
 #              firmware; diff-gpt-auto compares the two in a faked EFI chroot instead)
 # GENERATOR_DIR holds foyer's generators (the build tree's generators/). Trees written by foyer's
-# generators must be reviewed by hand before committing.
+# generators must be reviewed by hand before committing. A golden directory with no reference here
+# fails (test-registered.py checks that each one has one).
 #
 # --into DIR: leave the case directories alone; regenerate copies of their inputs in DIR/<name>/
 # (test-regen-golden.sh compares those with the committed trees).
@@ -33,10 +36,12 @@ gendir=$(realpath "${1:?usage: regen-golden.sh [--into DIR] GENERATOR_DIR [CASED
 shift
 here=$(dirname "$(realpath "$0")")
 systemd_dir=/usr/lib/systemd/system-generators
-(($# > 0)) || set -- "$here"/root "$here"/crypt "$here"/debug "$here"/lvm "$here"/driver "$here"/md "$here"/gpt-auto
-
 # shellcheck source=SCRIPTDIR/lib.sh
 source "$here/lib.sh"
+if (($# == 0)); then
+        mapfile -t dirs < <(golden_dirs "$here")
+        set -- "${dirs[@]}"
+fi
 fake_fsck_bin
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp" "$fakebin"' EXIT
@@ -60,6 +65,8 @@ generator_for() {
                 lvm) echo "$gendir/foyer-lvm-generator" ;;
                 driver) echo "$gendir/foyer-driver-generator" ;;
                 md) echo "$gendir/foyer-md-generator" ;;
+                vconsole) echo "$gendir/foyer-vconsole-generator" ;;
+                network) echo "$gendir/foyer-network-generator" ;;
         esac
 }
 
@@ -80,7 +87,7 @@ for src in "$@"; do
                         need "$gendir/foyer-gpt-auto-generator" "build foyer first"
                         "$here/gpt-auto.sh" regen "$gendir/foyer-gpt-auto-generator" "$casedir"
                         continue ;;
-                root | crypt | debug | lvm | driver | md) ;;
+                root | crypt | debug | lvm | driver | md | vconsole | network) ;;
                 *) echo "regen-golden: no reference is known for $src" >&2; exit 1 ;;
         esac
         known=$(known_differences "$(diff_table "$casedir")")
