@@ -16,19 +16,19 @@ cachedir=${2:?usage: mktree.sh SUITE CACHEDIR}
 mirror=${FOYER_DEBIAN_MIRROR:-$(sed -n 's/^URIs: *\(http[^ ]*debian\)$/\1/p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n1)}
 mirror=${mirror:-http://deb.debian.org/debian}
 
+# shellcheck source=SCRIPTDIR/../lib/cache.sh
+source "$(dirname "$(realpath "$0")")/../lib/cache.sh"
+
 mkdir -p "$cachedir"
-hash=$(sha256sum "$0" | cut -c1-12)
+hash=$(cache_key "$0")
 tree=$cachedir/$suite-$hash
 
-exec 9>"$cachedir/$suite.lock"
-flock 9
-if [[ -e $tree.ok && -d $tree ]]; then
+if cache_begin "$cachedir/$suite.lock" "$tree"; then
         ln -sfn "$suite-$hash" "$cachedir/$suite"
         echo "$tree"
         exit 0
 fi
 
-rm -rf "$tree" "$tree.tmp" "$tree.ok"
 packages=systemd,systemd-sysv,udev,cryptsetup-bin,lvm2,e2fsprogs,kmod,linux-image-amd64
 # Since trixie (systemd 256) systemd-cryptsetup is a package of its own.
 case $suite in
@@ -45,8 +45,7 @@ rm -rf "$t"/usr/share/doc/* "$t"/usr/share/man/* "$t"/usr/share/info/* \
 # The tree is only read by the builder; an initramfs-tools image would only take room.
 rm -f "$t"/boot/initrd.img-*
 
-mv "$t" "$tree"
-touch "$tree.ok"
+cache_commit "$tree"
 ln -sfn "$suite-$hash" "$cachedir/$suite"
 # Trees of earlier recipes of this suite are garbage now.
 for old in "$cachedir/$suite"-*; do

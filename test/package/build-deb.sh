@@ -13,8 +13,9 @@ out=${2:?usage: build-deb.sh SOURCE-ROOT OUTDIR}
 mkdir -p "$out"
 out=$(realpath "$out")
 
-exec 9>"$out/.lock"
-flock 9
+# shellcheck source=SCRIPTDIR/../lib/cache.sh
+source "$(dirname "$(realpath "$0")")/../lib/cache.sh"
+cache_lock "$out/.lock"
 version=$(dpkg-parsechangelog -l "$src/debian/changelog" -S Version)
 deb=$out/foyer_${version}_$(dpkg-architecture -qDEB_HOST_ARCH).deb
 files=$(git -C "$src" ls-files -co --exclude-standard)

@@ -58,21 +58,21 @@ HIB_SWAP_LUKS_UUID=4c554b53-2d70-4000-8000-000000000031
 HIB_FILE_ROOT_UUID=5f1a0c3e-7d4b-4e2a-9c61-0a1b2c3d4e32
 HIB_FILE_OFFSET=34816
 
-hash=$( { sha256sum "$0"; [[ $recipe != luks* ]] || sha256sum "$LUKS_KEY_FILE"; echo "$tree $recipe"; } |
-        sha256sum | cut -c1-12)
+# shellcheck source=SCRIPTDIR/../lib/cache.sh
+source "$(dirname "$(realpath "$0")")/../lib/cache.sh"
+key_files=("$0")
+[[ $recipe != luks* ]] || key_files+=("$LUKS_KEY_FILE")
+hash=$(cache_key "${key_files[@]}" -- "$tree $recipe")
 out=$cachedir/disk-$recipe-$hash
 work=$out.tmp
 
 mkdir -p "$cachedir"
 # Only the image paths go to stdout; the tools' chatter goes to stderr.
 exec 3>&1 1>&2
-exec 9>"$cachedir/disk-$recipe.lock"
-flock 9
-if [[ -e $out.ok ]]; then
+if cache_begin "$cachedir/disk-$recipe.lock" "$out"; then
         ls -1 "$out"/*.img >&3
         exit 0
 fi
-rm -rf "$out" "$out.ok" "$work"
 mkdir -p "$work"
 cleanup() {
         if [[ -n ${mnt:-} ]] && mountpoint -q "$mnt"; then umount "$mnt"; fi
@@ -631,8 +631,7 @@ hibernate-lvm)  # VG vg0: LVs root (320M) and swap (400M), both in fstab by thei
 esac
 
 rm -rf "${work:?}/stage" "${work:?}/usr" "${work:?}/mnt"
-mv "$work" "$out"
-printf '%s\n' "$tree" > "$out.ok"
+cache_commit "$out" "$tree"
 # Images of earlier recipes made from this tree, or from a tree that is gone, are garbage now;
 # another tree's (another root recipe's) are not. (An .ok without a tree is an older mkdisk.sh's,
 # perhaps still in use by another checkout sharing the cache: left alone.)

@@ -59,8 +59,9 @@ if [[ ${#build_args[@]} -gt 0 ]]; then
 fi
 img=$cachedir/foyer-$kver-$variant-$hash.img
 
-exec 9>"$cachedir/image.lock"
-flock 9
+# shellcheck source=SCRIPTDIR/../lib/cache.sh
+source "$here/../lib/cache.sh"
+cache_lock "$cachedir/image.lock"
 if [[ ! -s $img ]]; then
         rm -f "$cachedir"/foyer-"$kver"-"$variant"-*.img
         echo "mkimage: building $img" >&2

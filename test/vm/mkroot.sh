@@ -32,15 +32,16 @@ mirror=${mirror:-http://deb.debian.org/debian}
 dist=$suite
 INSTALLER_LUKS_UUID=4c554b53-2d70-4000-8000-000000000051
 
+# shellcheck source=SCRIPTDIR/../lib/cache.sh
+source "$(dirname "$(realpath "$0")")/../lib/cache.sh"
+
 mkdir -p "$cachedir"
 packages=systemd-sysv,udev,e2fsprogs,dmsetup
 if [[ $suite == bookworm ]]; then
-        hash=$(sha256sum "$0" | cut -c1-12)
+        hash=$(cache_key "$0")
         prefix=root
 else
-        # The script's bytes, not its path: sha256sum FILE prints the path too, which differs
-        # between clones and between callers.
-        hash=$( { sha256sum <"$0"; echo "$suite"; } | sha256sum | cut -c1-12)
+        hash=$(cache_key "$0" -- "$suite")
         prefix=tree-$suite
         # What the system needs to build its own initrd (as mktree.sh's trees; since trixie,
         # systemd-cryptsetup is a package of its own) and a UKI on its own stub, and less (not in
@@ -55,14 +56,11 @@ else
 fi
 tree=$cachedir/$prefix-$hash
 
-exec 9>"$cachedir/$prefix.lock"
-flock 9
-if [[ -e $tree.ok && -d $tree ]]; then
+if cache_begin "$cachedir/$prefix.lock" "$tree"; then
         echo "$tree"
         exit 0
 fi
 
-rm -rf "$tree" "$tree.tmp" "$tree.ok"
 echo "mkroot: debootstrap $suite ($packages) from $mirror into $tree" >&2
 if ! debootstrap --variant=minbase --include="$packages" "$dist" "$tree.tmp" "$mirror" >&2; then
         echo "mkroot: debootstrap of $suite from $mirror failed" >&2
@@ -235,8 +233,7 @@ WantedBy=multi-user.target
 EOF
 chroot "$t" systemctl enable foyer-report.service >/dev/null 2>&1
 
-mv "$t" "$tree"
-touch "$tree.ok"
+cache_commit "$tree"
 # Old trees of earlier recipes (of this suite) are garbage now.
 for old in "$cachedir/$prefix"-????????????{,.ok}; do
         [[ $old == "$tree" || $old == "$tree.ok" ]] || rm -rf "$old"

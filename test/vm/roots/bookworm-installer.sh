@@ -35,18 +35,17 @@ else
 fi
 [[ -s $deb ]] || { echo "bookworm-installer: no package $deb" >&2; exit 1; }
 
-hash=$( { sha256sum "$0" "$deb" | cut -d' ' -f1; echo "$base"; } | sha256sum | cut -c1-12)
+# shellcheck source=SCRIPTDIR/../../lib/cache.sh
+source "$here/../../lib/cache.sh"
+hash=$(cache_key "$0" "$deb" -- "$base")
 prefix="tree-installer-foyer"
 tree=$cachedir/$prefix-$hash
-exec 9>"$cachedir/$prefix.lock"
-flock 9
-if [[ -e $tree.ok && -d $tree ]]; then
+if cache_begin "$cachedir/$prefix.lock" "$tree"; then
         echo "$tree"
         exit 0
 fi
 
 t=$tree.tmp
-rm -rf "$tree" "$tree.ok" "$t"
 mounts=()
 cleanup() {
         for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do umount -l "${mounts[i]}" 2>/dev/null || true; done
@@ -149,8 +148,7 @@ chroot "$t" systemctl enable foyer-hostonly-test.service >/dev/null 2>&1
 # says nothing about the initrd.
 chroot "$t" systemctl mask apparmor.service >/dev/null 2>&1
 
-mv "$t" "$tree"
-touch "$tree.ok"
+cache_commit "$tree"
 trap - EXIT
 echo "bookworm-installer: made in $(( $(date +%s) - start )) s" >&2
 # Trees of earlier packages or recipes are garbage now.

@@ -13,16 +13,15 @@ set -euo pipefail
 cachedir=${1:?usage: trixie-microcode.sh CACHEDIR}
 here=$(dirname "$(realpath "$0")")
 base=$("$here/trixie.sh" "$cachedir")
-hash=$( { sha256sum <"$0"; echo "$base"; } | sha256sum | cut -c1-12)
+# shellcheck source=SCRIPTDIR/../../lib/cache.sh
+source "$here/../../lib/cache.sh"
+hash=$(cache_key "$0" -- "$base")
 tree=$cachedir/tree-trixie-microcode-$hash
 
-exec 9>"$cachedir/tree-trixie-microcode.lock"
-flock 9
-if [[ -e $tree.ok && -d $tree ]]; then
+if cache_begin "$cachedir/tree-trixie-microcode.lock" "$tree"; then
         echo "$tree"
         exit 0
 fi
-rm -rf "$tree" "$tree.tmp" "$tree.ok"
 cp -al "$base" "$tree.tmp"
 fw=$tree.tmp/usr/lib/firmware
 # New files only: the hard links shared with the trixie tree stay as they are.
@@ -31,8 +30,7 @@ printf 'foyer synthetic intel microcode 06-8e-09\n' > "$fw/intel-ucode/06-8e-09"
 printf 'foyer synthetic intel microcode 06-9e-0a\n' > "$fw/intel-ucode/06-9e-0a"
 printf 'foyer synthetic amd microcode fam17h\n' > "$fw/amd-ucode/microcode_amd_fam17h.bin"
 printf 'foyer synthetic amd microcode fam19h\n' > "$fw/amd-ucode/microcode_amd_fam19h.bin"
-mv "$tree.tmp" "$tree"
-touch "$tree.ok"
+cache_commit "$tree"
 # Trees of earlier recipes (or of an earlier trixie tree) are garbage now.
 for old in "$cachedir"/tree-trixie-microcode-*; do
         [[ $old == "$tree" || $old == "$tree.ok" || $old == *.lock ]] || rm -rf "$old"

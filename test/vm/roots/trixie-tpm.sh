@@ -16,19 +16,18 @@ set -euo pipefail
 cachedir=${1:?usage: trixie-tpm.sh CACHEDIR}
 here=$(dirname "$(realpath "$0")")
 base=$("$here/trixie.sh" "$cachedir")
-hash=$( { sha256sum <"$0"; echo "$base"; } | sha256sum | cut -c1-12)
+# shellcheck source=SCRIPTDIR/../../lib/cache.sh
+source "$here/../../lib/cache.sh"
+hash=$(cache_key "$0" -- "$base")
 tree=$cachedir/tree-trixie-tpm-$hash
 # mkdisk.sh's LUKS_UUID and LUKS_PASSPHRASE (recipe luks).
 luks_uuid=4c554b53-2d70-4000-8000-000000000001
 luks_passphrase=foyer-luks-pass-7Rq2
 
-exec 9>"$cachedir/tree-trixie-tpm.lock"
-flock 9
-if [[ -e $tree.ok && -d $tree ]]; then
+if cache_begin "$cachedir/tree-trixie-tpm.lock" "$tree"; then
         echo "$tree"
         exit 0
 fi
-rm -rf "$tree" "$tree.tmp" "$tree.ok"
 cp -a "$base" "$tree.tmp"
 t=$tree.tmp
 {
@@ -74,8 +73,7 @@ TTYPath=/dev/ttyS0
 WantedBy=multi-user.target
 EOF2
 chroot "$t" systemctl enable foyer-tpm-enroll.service >/dev/null 2>&1
-mv "$t" "$tree"
-touch "$tree.ok"
+cache_commit "$tree"
 # Trees of earlier recipes (or of an earlier trixie tree) are garbage now.
 for old in "$cachedir"/tree-trixie-tpm-*; do
         [[ $old == "$tree" || $old == "$tree.ok" || $old == *.lock ]] || rm -rf "$old"
