@@ -202,6 +202,11 @@ nfailed=$(grep -c . <<<"$failed" || true)
 # Details first: the harness stops the machine as soon as it has the report line.
 sed 's/^/FOYER-CMDLINE: /' /proc/cmdline
 dmsetup table 2>/dev/null | sed 's/^/FOYER-DM: /' || true
+# What a failed unit said, so that a failure seen only on another machine can be read from its log.
+for unit in $failed; do
+        journalctl -b -u "$unit" -o short-monotonic --no-pager 2>/dev/null | tail -n 25 |
+                sed "s/^/FOYER-FAILED: $unit: /" || true
+done
 if [[ $fsck_lines -gt 0 ]]; then
         sed 's/^/FOYER-FSCK: /' <<<"$fsck_log"
 fi
