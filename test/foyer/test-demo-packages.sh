@@ -41,6 +41,7 @@ cp coreutils
 cut coreutils
 date coreutils
 dirname coreutils
+realpath coreutils
 head coreutils
 id coreutils
 install coreutils
@@ -85,7 +86,7 @@ less less
 
 # What the demo runs beyond its own lines, and why:
 #   meson runs gcc and pkg-config (build_foyer);
-#   test/vm/mkroot.sh, read below as a whole;
+#   test/vm/mkroot.sh and the cache helper it sources (test/lib/cache.sh), read below as a whole;
 #   test/vm/mkdisk.sh's ext4 recipe: the cache key and lock, stage(), mkext4(), cleanup();
 #   vm-run starts qemu-system-x86_64 on a qemu-img overlay of the disk;
 #   foyer build copies these required programs from this machine into the image (plan-base.c).
@@ -185,7 +186,7 @@ echo "== every command of the demo comes from a package of the demo list"
 own=$(script_commands "$src/tools/demo" "$src/tools/lib.sh")
 grep -qx debootstrap <<<"$(script_commands "$src/test/vm/mkroot.sh")" || fail "the parser finds no debootstrap in mkroot.sh"
 grep -qx meson <<<"$own" || fail "the parser finds no meson in tools/demo"
-commands=$( { echo "$own"; script_commands "$src/test/vm/mkroot.sh"; tr -s ' ' '\n' <<<"$also"; } | sed '/^$/d' | sort -u)
+commands=$( { echo "$own"; script_commands "$src/test/vm/mkroot.sh" "$src/test/lib/cache.sh"; tr -s ' ' '\n' <<<"$also"; } | sed '/^$/d' | sort -u)
 summary=
 for c in $commands; do
         entry=$(awk -v c="$c" '$1 == c { print $2 }' <<<"$table")
