@@ -35,6 +35,8 @@ static const Planner planners[] = {
         { "resume",             .run = plan_resume },
         /* foyer's units, including drop-ins for stock units, before the stock links are resolved. */
         { "foyer-units",        .run = plan_foyer_units },
+        /* The tree's /run/lock tmpfs, mounted early (plan-run-lock.c). */
+        { "run-lock",           .run = plan_run_lock },
         /* The units those need, from the tree, before their .wants links are carried over. */
         { "unit-deps",          .run = plan_unit_deps },
         { "unit-links",         .run = plan_unit_links },

@@ -42,6 +42,9 @@ int plan_systemd_version(Manifest *m, const BuildConfig *c);
 /* --add-file. */
 int plan_user_files(Manifest *m, const BuildConfig *c);
 
+/* plan-run-lock.c: the tree's run-lock.mount, when the tree enables it, mounted before udev. */
+int plan_run_lock(Manifest *m, const BuildConfig *c);
+
 /* plan-units.c: PID 1, which every tree must have; */
 int plan_pid1(Manifest *m, const BuildConfig *c);
 /* the units the image's units need (hard dependencies, and initrd units they want),
