@@ -166,3 +166,63 @@ int explain_failed_unit(FILE *f, const char *unit, FailureKind kind, const char 
         print_details(f, unit);
         return fflush_and_check(f);
 }
+
+int verity_message_parse(const char *message, char **ret_devnum, char **ret_what) {
+        _cleanup_free_ char *devnum = NULL, *what = NULL;
+        const char *p;
+        unsigned maj, min;
+        unsigned long long block;
+        int n = 0;
+
+        assert(message);
+        assert(ret_devnum);
+        assert(ret_what);
+
+        p = startswith(message, "device-mapper: verity: ");
+        if (!p)
+                return 0;
+        /* The data device, as format_dev_t() writes it. */
+        if (sscanf(p, "%u:%u%n", &maj, &min, &n) != 2 || p[n] != ':' || p[n + 1] != ' ')
+                return 0;
+        devnum = strndup(p, n);
+        p += n + 2;
+        if (!devnum)
+                return -ENOMEM;
+        /* Only the corruption messages: not "Invalid root digest", table errors and the like, which
+         * fail the setup (a unit failure of its own) rather than reads. */
+        n = 0;
+        if ((sscanf(p, "data block %llu is corrupted%n", &block, &n) == 1 ||
+             sscanf(p, "metadata block %llu is corrupted%n", &block, &n) == 1) && n > 0 && p[n] == 0)
+                what = strdup(p);
+        else if (streq(p, "reached maximum errors"))
+                what = strdup(p);
+        else
+                return 0;
+        if (!what)
+                return -ENOMEM;
+        *ret_devnum = TAKE_PTR(devnum);
+        *ret_what = TAKE_PTR(what);
+        return 1;
+}
+
+int explain_verity_corruption(FILE *f, const char *volume, const char *node, const char *devnum, const char *what) {
+        _cleanup_free_ char *v = NULL, *d = NULL;
+
+        assert(f);
+        assert(devnum);
+        assert(what);
+
+        /* Names from sysfs, printed as the other blocks print what they did not write themselves. */
+        if (volume && !(v = string_escape_unprintable(volume, 0)))
+                return -ENOMEM;
+        if (node && !(d = string_escape_unprintable(node, 0)))
+                return -ENOMEM;
+        fprintf(f, "dm-verity found corrupted data: %s%s (data device %s%s%s%s): %s\n",
+                v ? "/dev/mapper/" : "", v ?: "a verity device",
+                d ? "/dev/" : "", d ?: devnum, d ? ", " : "", d ? devnum : "", what);
+        fprintf(f, "  The device's blocks do not match its root hash: the disk was changed or is damaged, or the\n"
+                   "  root hash is not this disk's. Reads of those blocks fail; rewrite the image, or check it with\n"
+                   "  veritysetup verify DATA HASH ROOTHASH.\n"
+                   "  Details: dmesg | grep 'device-mapper: verity'\n");
+        return fflush_and_check(f);
+}

@@ -36,3 +36,15 @@ int explain_late_device(FILE *f, const MissingDevice *m, uint64_t appeared_usec,
  * errno. */
 int explain_failed_unit(FILE *f, const char *unit, FailureKind kind, const char *result, const char *what,
                         char * const *log);
+
+/* One message of dm-verity about corrupted blocks, as the kernel logs it (verity_handle_err()):
+ * "device-mapper: verity: 254:1: data block 0 is corrupted", "... metadata block 9 is corrupted" or
+ * "...: reached maximum errors"; message is the text after the ";" of a /dev/kmsg record. Returns 1
+ * with the data device as the kernel names it ("254:1") in *ret_devnum and what it said ("data block
+ * 0 is corrupted") in *ret_what, 0 if the message is not one of those, or -ENOMEM. */
+int verity_message_parse(const char *message, char **ret_devnum, char **ret_what);
+
+/* Writes the block for corruption found by dm-verity: the verity volume (its /dev/mapper name; NULL
+ * if unknown), its data device (node, e.g. "vda1"; NULL if unknown) and devnum, and what the kernel
+ * said. Returns 0 or a negative errno. */
+int explain_verity_corruption(FILE *f, const char *volume, const char *node, const char *devnum, const char *what);

@@ -5,9 +5,15 @@
  * devices that did), and each failed unit (fsck, unlock, mount, other) with where to read more; then
  * the boot timeline so far (src/timeline), which it also leaves in FOYER_TIMELINE_PATH. */
 
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+
 #include "cmdline.h"
 #include "devspec.h"
 #include "explain.h"
+#include "fileio.h"
+#include "path-util.h"
 #include "foyer-contract.h"
 #include "log.h"
 #include "parse-util.h"
@@ -180,6 +186,89 @@ static int fsck_unit_device(const char *unit, char **ret) {
         return *ret ? 0 : -ENOMEM;
 }
 
+/* The verity volume whose data device is node: the dm device that has node among its slaves (its
+ * dm/name, a new string), or NULL. */
+static char *verity_volume_of(const char *node) {
+        _cleanup_free_ char *dir = strjoin(sysfs_dir(), "/class/block");
+        char *found = NULL;
+        struct dirent *de;
+        DIR *d;
+
+        if (!dir || !(d = opendir(dir)))
+                return NULL;
+        while (!found && (de = readdir(d))) {
+                _cleanup_free_ char *slave = NULL, *namefile = NULL, *name = NULL;
+
+                if (!startswith(de->d_name, "dm-"))
+                        continue;
+                slave = strjoin(dir, "/", de->d_name, "/slaves/", node);
+                namefile = strjoin(dir, "/", de->d_name, "/dm/name");
+                if (!slave || !namefile)
+                        break;
+                if (access(slave, F_OK) < 0 || read_full_file(namefile, &name, NULL) < 0)
+                        continue;
+                name[strcspn(name, "\n")] = 0;
+                found = TAKE_PTR(name);
+        }
+        closedir(d);
+        return found;
+}
+
+/* dm-verity's corruption messages in the kernel's log (/dev/kmsg, from its start): a block for each
+ * data device, naming the verity volume. Without them a corrupted root ends in "Mounting failed"
+ * and a file system type to check, which is not what is wrong. */
+static int explain_verity(Context *c) {
+        _cleanup_strv_free_ char **seen = NULL;
+        _cleanup_close_ int fd = -EBADF;
+        char buf[8192];
+        int r;
+
+        fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        if (fd < 0) {
+                log_debug_errno(errno, "Failed to open /dev/kmsg, not looking for dm-verity errors: %m");
+                return 0;
+        }
+        for (;;) {
+                _cleanup_free_ char *devnum = NULL, *what = NULL, *node = NULL, *volume = NULL, *link = NULL;
+                ssize_t n = read(fd, buf, sizeof(buf) - 1);
+                const char *message;
+
+                if (n < 0 && errno == EPIPE)
+                        continue;       /* records overwritten while reading: go on with the next */
+                if (n <= 0)
+                        break;          /* EAGAIN: the end */
+                buf[n] = 0;
+                /* "PRIORITY,SEQUENCE,TIMESTAMP,FLAGS;MESSAGE\n", then " KEY=VALUE" lines. */
+                message = strchr(buf, ';');
+                if (!message)
+                        continue;
+                buf[strcspn(buf, "\n")] = 0;
+                r = verity_message_parse(message + 1, &devnum, &what);
+                if (r < 0)
+                        return log_oom();
+                if (r == 0 || strv_contains(seen, devnum))
+                        continue;
+                if (strv_extend(&seen, devnum) < 0)
+                        return log_oom();
+                link = strjoin(sysfs_dir(), "/dev/block/", devnum);
+                if (!link)
+                        return log_oom();
+                char target[PATH_MAX];
+                ssize_t l = readlink(link, target, sizeof(target) - 1);
+                if (l > 0) {
+                        target[l] = 0;
+                        node = strdup(path_basename(target));
+                        if (node)
+                                volume = verity_volume_of(node);
+                }
+                r = explain_verity_corruption(stdout, volume, node, devnum, what);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to write the message: %m");
+                c->n_explained++;
+        }
+        return 0;
+}
+
 /* The failed units, once: both the late-device check and the per-unit blocks need them. */
 static int list_failed_units(Context *c) {
         _cleanup_strv_free_ char **units = NULL;
@@ -266,6 +355,9 @@ int main(int argc, char *argv[]) {
         /* Without the list of failed units the missing devices are still worth a word. */
         r = list_failed_units(&c);
         r2 = explain_missing_devices(&c);
+        /* Before the failed units: a mount that failed on corrupted blocks is explained by this. */
+        if (r2 >= 0)
+                r2 = explain_verity(&c);
         if (r2 >= 0 && c.failed_units_known)
                 r2 = explain_failed_units(&c);
         if (r >= 0)

@@ -210,8 +210,10 @@ static int build_libraries(Build *b) {
         if (r < 0)
                 return log_error_errno(r, "Failed to read the loader configuration of %s: %m", b->root);
         /* A host-only image that unlocks nothing needs none of the unlocking features of
-         * libsystemd-shared (libcryptsetup, and TPM2, FIDO2 and PKCS#11 tokens in later systemd). */
-        unlocks = !p->host || p->host->crypt || manifest_find(b->manifest, "/usr/lib/systemd/systemd-cryptsetup");
+         * libsystemd-shared (libcryptsetup, and TPM2, FIDO2 and PKCS#11 tokens in later systemd);
+         * systemd-veritysetup needs libcryptsetup too. */
+        unlocks = !p->host || p->host->crypt || manifest_find(b->manifest, "/usr/lib/systemd/systemd-cryptsetup") ||
+                  manifest_find(b->manifest, "/usr/lib/systemd/systemd-veritysetup");
         r = resolve_libraries_skip(b->manifest, search_path, RESOLVE_DLOPEN, unlocks ? NULL : (char **) unlock_features);
         if (r < 0)
                 return r;

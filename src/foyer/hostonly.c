@@ -329,7 +329,12 @@ static int visit_dm(Walk *w, const char *syspath, const char *name, const char *
         if (r < 0)
                 return r;
 
-        if (uuid && startswith(uuid, "CRYPT-")) {
+        if (uuid && startswith(uuid, "CRYPT-VERITY-")) {
+                /* systemd-veritysetup's and veritysetup's volumes: a hash device and a data device
+                 * below, both followed as slaves; no LUKS header, no cipher. */
+                w->stack->verity = true;
+                r = add_required(w->stack, "dm_verity", why);
+        } else if (uuid && startswith(uuid, "CRYPT-")) {
                 w->stack->crypt = true;
                 r = add_required(w->stack, "dm_crypt", why);
                 if (r >= 0)
@@ -608,9 +613,9 @@ int hostonly_probe(const char *root, HostStack *ret) {
         if (r == 0)
                 return 0;
         _cleanup_free_ char *devices = strv_join(s.devices, " ");
-        log_info("Host-only: root%s on %s%s%s%s%s.", s.usr ? ", /usr" : "", strna(devices),
-                 s.lvm ? ", LVM" : "", s.crypt ? ", dm-crypt" : "", s.md ? ", MD RAID" : "",
-                 s.keyboard ? ", keyboards" : "");
+        log_info("Host-only: root%s on %s%s%s%s%s%s.", s.usr ? ", /usr" : "", strna(devices),
+                 s.lvm ? ", LVM" : "", s.crypt ? ", dm-crypt" : "", s.verity ? ", dm-verity" : "",
+                 s.md ? ", MD RAID" : "", s.keyboard ? ", keyboards" : "");
         *ret = s;
         s = (HostStack) {};
         return 1;

@@ -6,7 +6,7 @@
  * followed through sysfs: a partition to its disk, a dm or md device through its slaves/ to the
  * devices below, and each device up its parents to the root of /sys/devices, collecting the driver
  * bound to each (its module link) and the modalias of each. dm devices say what they are in
- * dm/uuid (CRYPT-LUKS*, LVM-), md arrays in md/level; a LUKS volume's ciphers come from its
+ * dm/uuid (CRYPT-LUKS*, CRYPT-VERITY-*, LVM-), md arrays in md/level; a LUKS volume's ciphers come from its
  * header. With a LUKS volume, the keyboards (input devices that can send Enter) are followed the
  * same way, for the passphrase prompt.
  *
@@ -26,6 +26,7 @@ typedef struct HostStack {
         char **devices;         /* the block devices visited, for the log */
         bool usr;               /* /usr is a mount of its own */
         bool dm, lvm, crypt, md;
+        bool verity;            /* a dm-verity volume (dm/uuid CRYPT-VERITY-*) */
         bool keyboard;          /* a keyboard's drivers are in wanted */
         char **luks_tokens;     /* the systemd token types of the LUKS2 headers ("systemd-tpm2") */
 } HostStack;

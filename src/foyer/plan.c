@@ -48,6 +48,9 @@ static const Planner planners[] = {
         { "md",                 .run_probe = plan_md },
         { "gptauto",            .run = plan_gptauto },
         { "crypt",              .run_probe = plan_crypt },
+        /* dm-verity with the tree's veritysetup generator and program, and its modules (host-only: a
+         * verity root or /usr). */
+        { "verity",             .run_probe = plan_verity, .modules = plan_verity_modules },
         /* The keymap for the passphrase prompt; its loadkeys is resolved with the other binaries. */
         { "keymap",             .run = plan_keymap },
         /* After crypt, whose /etc/crypttab says what the volumes ask for; the units it adds have

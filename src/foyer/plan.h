@@ -113,6 +113,13 @@ int plan_ssh_modules(Manifest *m, const BuildConfig *c, const Probe *p, char ***
  * --no-target-settings or --cmdline names a root. */
 int plan_target_root(Manifest *m, const BuildConfig *c);
 
+/* plan-verity.c: dm-verity (roothash=, usrhash=, systemd.verity*=, veritytab) with the tree's
+ * systemd-veritysetup-generator and systemd-veritysetup; a tree without them gives an image without
+ * verity, unless --cmdline or a host-only image of a verity root asks for it (then an error). */
+int plan_verity(Manifest *m, const BuildConfig *c, const Probe *p);
+/* Modules hook: dm_verity and sha256, in every image plan_verity() gave veritysetup. */
+int plan_verity_modules(Manifest *m, const BuildConfig *c, const Probe *p, char ***wanted);
+
 /* plan-resume.c: resume from hibernation, with the tree's systemd-hibernate-resume-generator and
  * the unit it enables (the template in systemd 252, one service in later versions). */
 int plan_resume(Manifest *m, const BuildConfig *c);

@@ -533,4 +533,59 @@ TEST(cryptsetup_exec_start_device) {
         ASSERT_STREQ(out, "untouched");
 }
 
+/* dm-verity's messages as Linux 6.12 logs them (drivers/md/dm-verity-target.c, verity_handle_err()). */
+static void do_verity_message_parse(const char *message, int expected, const char *devnum, const char *what) {
+        _cleanup_free_ char *d = NULL, *w = NULL;
+
+        ASSERT_EQ(verity_message_parse(message, &d, &w), expected);
+        if (expected > 0) {
+                ASSERT_STREQ(d, devnum);
+                ASSERT_STREQ(w, what);
+        } else
+                ASSERT_TRUE(!d && !w);
+}
+
+TEST(verity_message_parse) {
+        do_verity_message_parse("device-mapper: verity: 254:1: data block 0 is corrupted", 1, "254:1",
+                                "data block 0 is corrupted");
+        do_verity_message_parse("device-mapper: verity: 8:17: metadata block 18446744073709551615 is corrupted", 1,
+                                "8:17", "metadata block 18446744073709551615 is corrupted");
+        do_verity_message_parse("device-mapper: verity: 254:1: reached maximum errors", 1, "254:1",
+                                "reached maximum errors");
+        /* Setup errors fail a unit of their own; other targets' and half messages are not corruption. */
+        do_verity_message_parse("device-mapper: verity: Invalid root digest", 0, NULL, NULL);
+        do_verity_message_parse("device-mapper: table: 254:2: verity: Root hash verification failed", 0, NULL, NULL);
+        do_verity_message_parse("device-mapper: crypt: 254:1: data block 0 is corrupted", 0, NULL, NULL);
+        do_verity_message_parse("device-mapper: verity: 254:1: data block 0 is corrupted!", 0, NULL, NULL);
+        do_verity_message_parse("device-mapper: verity: 254:1: data block x is corrupted", 0, NULL, NULL);
+        do_verity_message_parse("device-mapper: verity: 254: data block 0 is corrupted", 0, NULL, NULL);
+        do_verity_message_parse("device-mapper: verity: ", 0, NULL, NULL);
+        do_verity_message_parse("", 0, NULL, NULL);
+}
+
+static void write_verity(FILE *f) {
+        ASSERT_OK(explain_verity_corruption(f, "root", "vda1", "254:1", "data block 0 is corrupted"));
+        ASSERT_OK(explain_verity_corruption(f, NULL, NULL, "8:17", "reached maximum errors"));
+        ASSERT_OK(explain_verity_corruption(f, "r\x1b[2Jx", "vd\ta", "254:3", "metadata block 2 is corrupted"));
+}
+
+TEST(explain_verity_corruption) {
+        _cleanup_free_ char *text = memstream_text(write_verity);
+        const char *advice =
+                "  The device's blocks do not match its root hash: the disk was changed or is damaged, or the\n"
+                "  root hash is not this disk's. Reads of those blocks fail; rewrite the image, or check it with\n"
+                "  veritysetup verify DATA HASH ROOTHASH.\n"
+                "  Details: dmesg | grep 'device-mapper: verity'\n";
+        _cleanup_free_ char *expected = strjoin(
+                "dm-verity found corrupted data: /dev/mapper/root (data device /dev/vda1, 254:1): data block 0 is corrupted\n",
+                advice,
+                "dm-verity found corrupted data: a verity device (data device 8:17): reached maximum errors\n",
+                advice,
+                "dm-verity found corrupted data: /dev/mapper/r\\x1b[2Jx (data device /dev/vd\\x09a, 254:3): metadata block 2 is corrupted\n",
+                advice);
+
+        ASSERT_TRUE(expected);
+        ASSERT_STREQ(text, expected);
+}
+
 TEST_MAIN();

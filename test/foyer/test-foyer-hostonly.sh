@@ -9,6 +9,8 @@
 #     and systemd-cryptsetup in, FIDO2 unlocking for the header's systemd-fido2 token (not TPM2 or
 #     PKCS#11); the mouse's driver and mdadm out;
 #   - an md RAID1 on two AHCI disks: ahci, sd_mod, raid1 and mdadm in; LVM and cryptsetup out;
+#   - a dm-verity root on two partitions: dm_verity and veritysetup in, cryptsetup out (and neither
+#     in the virtio-blk machine's image);
 #   - a driver the kernel does not have: the build fails naming the device and the driver;
 #   - a chroot (no / in mountinfo) and --root: a warning, and the generic image;
 #   - HostOnly=yes in foyer.conf, and -N over it.
@@ -200,6 +202,33 @@ expect_no_module md nvme virtio_blk dm_crypt raid456 raid10 usbhid
 expect_file md /usr/sbin/mdadm
 expect_no_file md /usr/sbin/lvm
 expect_no_file md /usr/lib/systemd/systemd-cryptsetup
+
+echo "== a verity root: data and hash partitions of a virtio-blk disk"
+machine verity
+pci=pci0000:00/0000:00:04.0
+blockdev "$pci/virtio1/block/vda" 252:0
+blockdev "$pci/virtio1/block/vda/vda1" 252:1 partition
+blockdev "$pci/virtio1/block/vda/vda2" 252:2 partition
+bind "$pci/virtio1" virtio_blk virtio_blk
+bind "$pci" virtio-pci virtio_pci
+blockdev virtual/block/dm-0 254:0
+mkdir -p "$sys/devices/virtual/block/dm-0/dm"
+# systemd-veritysetup's uuid: CRYPT-VERITY-<the root hash's first 32 hex digits>-<name>
+echo CRYPT-VERITY-0123456789abcdef0123456789abcdef-root >"$sys/devices/virtual/block/dm-0/dm/uuid"
+slave virtual/block/dm-0 "$pci/virtio1/block/vda/vda1"
+slave virtual/block/dm-0 "$pci/virtio1/block/vda/vda2"
+root_mount 254:0 ext4 /dev/mapper/root
+build verity --hostonly
+grep -q 'Host-only: root on dm-0 vda1 vda vda2, dm-verity\.' "$tmp/verity.log" ||
+        fail "verity: no summary of the host's stack: $(grep 'Host-only: root' "$tmp/verity.log")"
+expect_module verity dm_verity dm_mod virtio_blk ext4
+expect_no_module verity dm_crypt nvme
+expect_file verity /usr/lib/systemd/systemd-veritysetup
+expect_file verity /usr/lib/systemd/system-generators/systemd-veritysetup-generator
+expect_no_file verity /usr/lib/systemd/systemd-cryptsetup
+# ... and a host-only image of a host without verity has none of it.
+expect_no_module virtio dm_verity
+expect_no_file virtio /usr/lib/systemd/systemd-veritysetup
 
 echo "== a driver the kernel does not have"
 machine missing

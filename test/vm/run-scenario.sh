@@ -167,6 +167,37 @@ if [[ -n $recipe ]]; then
         done
 fi
 
+# Values a scenario names by placeholder, filled in here (into a copy of the scenario in the logs):
+# @ROOT_SYSTEMD_VERSION@ is the tree's systemd, which the scenario can then expect from the initrd
+# without naming a version that changes with the archive (sid's); @DISK_ROOTHASH@ is the dm-verity
+# root hash a disk recipe left beside its images (mkdisk.sh's verity-*), which follows the tree.
+subst=()
+if grep -q '@ROOT_SYSTEMD_VERSION@' "$scenario"; then
+        sd_version=$(dpkg-query --admindir="$tree/var/lib/dpkg" -W -f='${Version}' systemd 2>/dev/null || true)
+        [[ -n $sd_version ]] || { echo "scenario $name: no systemd package in $tree" >&2; exit 1; }
+        # A Debian version is [0-9A-Za-z.+~:-]: of those, . and + mean something in a regex.
+        sd_regex=${sd_version//./\\.}
+        sd_regex=${sd_regex//+/\\+}
+        subst+=(@ROOT_SYSTEMD_VERSION@ "$sd_regex")
+        kind+=", systemd $sd_version"
+fi
+if grep -q '@DISK_ROOTHASH@' "$scenario"; then
+        roothash_file=$(dirname "${imgs[0]:-/nonexistent/x}")/roothash
+        roothash=$(cat "$roothash_file" 2>/dev/null || true)
+        [[ $roothash =~ ^[0-9a-f]{64,128}$ ]] ||
+                { echo "scenario $name: @DISK_ROOTHASH@, but disk recipe ${recipe:-(none)} left no root hash in $roothash_file" >&2; exit 1; }
+        subst+=(@DISK_ROOTHASH@ "$roothash")
+fi
+if [[ ${#subst[@]} -gt 0 ]]; then
+        while IFS= read -r line; do
+                for ((i = 0; i < ${#subst[@]}; i += 2)); do
+                        line=${line//"${subst[i]}"/"${subst[i + 1]}"}
+                done
+                printf '%s\n' "$line"
+        done < "$scenario" > "$logs/$name.scenario"
+        scenario=$logs/$name.scenario
+fi
+
 # A UKI scenario (`uki signed|unsigned`, with `firmware ovmf...`): this tree's foyer puts the
 # kernel and the image into a UKI whose .cmdline is the scenario's append lines, on the ESP of a
 # copy of the first disk (mkuki.sh); the firmware boots it from there.
@@ -185,20 +216,6 @@ if [[ -n $uki ]]; then
         kind+=", in a UKI ($uki)"
 fi
 
-# @ROOT_SYSTEMD_VERSION@: the tree's systemd, which the scenario can then expect from the initrd
-# without naming a version that changes with the archive (sid's).
-if grep -q '@ROOT_SYSTEMD_VERSION@' "$scenario"; then
-        sd_version=$(dpkg-query --admindir="$tree/var/lib/dpkg" -W -f='${Version}' systemd 2>/dev/null || true)
-        [[ -n $sd_version ]] || { echo "scenario $name: no systemd package in $tree" >&2; exit 1; }
-        # A Debian version is [0-9A-Za-z.+~:-]: of those, . and + mean something in a regex.
-        sd_regex=${sd_version//./\\.}
-        sd_regex=${sd_regex//+/\\+}
-        while IFS= read -r line; do
-                printf '%s\n' "${line//@ROOT_SYSTEMD_VERSION@/$sd_regex}"
-        done < "$scenario" > "$logs/$name.scenario"
-        scenario=$logs/$name.scenario
-        kind+=", systemd $sd_version"
-fi
 # What QEMU boots: the same kernel, decompressed once, through its PVH entry (mkvmlinux.sh: saves
 # the 5-8 s each boot spends in the bzImage's decompressor under TCG); a UKI ignores it.
 boot_kernel=$("$here/mkvmlinux.sh" "$disk_cache" "$kernel")
