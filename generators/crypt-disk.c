@@ -188,7 +188,11 @@ int crypt_write_volume(const char *dest, const char *runtime_dir, const CryptVol
         nofail = mount_options_test_yes_no(options, "nofail\0fail\0");
         swap = mount_options_test(options, "swap\0");
         netdev = mount_options_test(options, "_netdev\0");
-        attach_in_initrd = mount_options_test(options, "x-initrd.attach\0");
+        /* 257 implies x-initrd.attach for "root" and "usr", the names the Discoverable Partitions
+         * Specification gives those volumes: the system runs off them, so shutdown cannot detach them
+         * (upstream commit 8ce02b87, the one that also moved Before=umount.target next to Conflicts=). */
+        attach_in_initrd = mount_options_test(options, "x-initrd.attach\0") ||
+                           (systemd_version() >= 257 && (streq(v->name, "root") || streq(v->name, "usr")));
 
         keyfile_can_timeout = mount_options_filter(options, "keyfile-timeout\0", &keyfile_timeout, NULL, NULL);
         detached_header = mount_options_filter(options, "header\0", &header_path, NULL,

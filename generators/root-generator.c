@@ -7,6 +7,7 @@
 
 #include <arpa/inet.h>
 #include <ctype.h>
+#include <limits.h>
 
 #include "cmdline.h"
 #include "devspec.h"
@@ -16,6 +17,7 @@
 #include "parse-util.h"
 #include "process-util.h"
 #include "root-fstab.h"
+#include "root-form.h"
 #include "strv.h"
 #include "systemd-version.h"
 #include "unit-name.h"
@@ -207,9 +209,53 @@ static int add_rd_timeout(const char *dest, const char *what, const char *opts) 
                                               "JobRunningTimeoutSec", arg_timeout);
 }
 
+/* What special_form() found. */
+enum {
+        FORM_NOTHING,   /* "off": nothing is mounted */
+        FORM_MOUNT,     /* mount it: a device spec or path as before, or the source of a bind: */
+        FORM_REFUSED,   /* refused, foyer-refused-ROLE.target written (see root_form_refuse()) */
+};
+
+/* The special forms of root= and mount.usr= (root-form.h): returns FORM_MOUNT with *ret_bind the source
+ * of a bind: mount, or NULL for a device spec or path; else FORM_NOTHING, FORM_REFUSED or a negative
+ * errno. Never takes the value as a device path. */
+static int special_form(const char *dest, const char *role, const char *key, const char *value,
+                        const char *target_unit, const char **ret_bind) {
+        _cleanup_free_ char *reason = NULL;
+        const char *bind = NULL;
+        RootForm form;
+        unsigned v = systemd_version();
+        int r;
+
+        form = root_form_from_string(value, &bind);
+        *ret_bind = NULL;
+        if (form == ROOT_FORM_SPEC)
+                return FORM_MOUNT;
+        if (v < root_form_since(form)) {
+                if (asprintf(&reason, "the image's systemd %u does not know this form (systemd %u and later do)",
+                             v, root_form_since(form)) < 0)
+                        reason = NULL;
+        }
+        else if (!root_form_implemented(form))
+                reason = strdup("foyer does not implement this form");
+        else if (form == ROOT_FORM_BIND && (bind[0] != '/' || strlen(bind) >= PATH_MAX))
+                reason = strdup("the source of a bind mount must be an absolute path");
+        else if (form == ROOT_FORM_OFF) {
+                log_debug("Skipping %s directory handling, as this was explicitly turned off.", key);
+                return FORM_NOTHING;
+        } else {
+                *ret_bind = bind;
+                return FORM_MOUNT;
+        }
+        if (!reason)
+                return log_oom();
+        r = root_form_refuse(dest, role, key, value, target_unit, reason);
+        return r < 0 ? r : FORM_REFUSED;
+}
+
 static int add_sysroot_mount(const char *dest) {
         _cleanup_free_ char *what = NULL, *opts = NULL;
-        const char *fstype;
+        const char *fstype, *bind, *extra_opts = NULL;
         bool default_rw;
         int r;
 
@@ -225,13 +271,20 @@ static int add_sysroot_mount(const char *dest) {
                 log_debug("Skipping root directory handling, as gpt-auto was requested.");
                 return 0;
         }
-        if (startswith(arg_root_what, "cifs://") || startswith(arg_root_what, "iscsi:") ||
+        r = special_form(dest, "root", "root", arg_root_what, "initrd-root-fs.target", &bind);
+        if (r != FORM_MOUNT)
+                return r < 0 ? r : 0;
+        if (bind) {
+                /* 258: the directory, read-write unless ro is given, of no type of its own. */
+                what = strdup(bind);
+                fstype = NULL;
+                default_rw = true;
+                extra_opts = "bind";
+        } else if (startswith(arg_root_what, "cifs://") || startswith(arg_root_what, "iscsi:") ||
             startswith(arg_root_what, "live:") || root_is_network(arg_root_what)) {
                 log_debug("Skipping root directory handling, as root on a network or live image was requested.");
                 return 0;
-        }
-
-        if (streq(arg_root_what, "tmpfs")) {
+        } else if (streq(arg_root_what, "tmpfs")) {
                 what = strdup("rootfs");
                 fstype = arg_root_fstype ?: "tmpfs";
                 default_rw = true;
@@ -255,8 +308,9 @@ static int add_sysroot_mount(const char *dest) {
                 return log_oom();
 
         if (streq_ptr(fstype, "tmpfs") && !mount_options_test(arg_root_options, "mode\0"))
-                if (strextend_with_separator(&opts, ",", "mode=0755") < 0)
-                        return log_oom();
+                extra_opts = "mode=0755";
+        if (extra_opts && strextend_with_separator(&opts, ",", extra_opts) < 0)
+                return log_oom();
 
         log_debug("Found entry what=%s where=/sysroot type=%s opts=%s", what, strna(fstype), opts);
 
@@ -277,7 +331,7 @@ static int add_sysroot_mount(const char *dest) {
 /* Returns > 0 if a /usr mount was generated or is known to come from elsewhere. */
 static int add_sysroot_usr_mount(const char *dest) {
         _cleanup_free_ char *what = NULL, *opts = NULL;
-        const char *rw = arg_root_rw > 0 ? "rw" : "ro";
+        const char *rw = arg_root_rw > 0 ? "rw" : "ro", *bind;
         int r;
 
         if (!arg_usr_what && !arg_usr_fstype && !arg_usr_options)
@@ -301,8 +355,12 @@ static int add_sysroot_usr_mount(const char *dest) {
                 log_debug("Skipping /usr/ directory handling, as /dev/nfs was requested.");
                 return 1;
         }
+        /* A refused form counts as a /usr mount: its foyer-refused-usr.target fails initrd-usr-fs.target. */
+        r = special_form(dest, "usr", "mount.usr", arg_usr_what, "initrd-usr-fs.target", &bind);
+        if (r != FORM_MOUNT)
+                return r < 0 ? r : r == FORM_REFUSED;
 
-        if (devspec_to_node(arg_usr_what, 0, &what) < 0)
+        if (bind ? !(what = strdup(bind)) : devspec_to_node(arg_usr_what, 0, &what) < 0)
                 return log_oom();
 
         if (isempty(arg_usr_options))
@@ -311,7 +369,7 @@ static int add_sysroot_usr_mount(const char *dest) {
                 opts = strjoin(arg_usr_options, ",", rw);
         else
                 opts = strdup(arg_usr_options);
-        if (!opts)
+        if (!opts || (bind && strextend_with_separator(&opts, ",", "bind") < 0))
                 return log_oom();
 
         log_debug("Found entry what=%s where=/sysusr/usr type=%s opts=%s", what, strna(arg_usr_fstype), opts);

@@ -17,6 +17,8 @@
 #   md/        foyer-md-generator: systemd has no counterpart (rd.md* are dracut's)
 #   vconsole/  foyer-vconsole-generator: Debian's systemd has no systemd-vconsole-setup to compare with
 #   network/   foyer-network-generator: foyer's own (--ssh-unlock)
+#   root-forms/ foyer-root-generator: root= and mount.usr= forms per recorded systemd version (no
+#              reference binary of 258 or later here; docs/kernel-command-line.md says what each writes)
 #   gpt-auto/  foyer-gpt-auto-generator, with gpt-auto.sh's fake firmware (systemd's reads the real
 #              firmware; diff-gpt-auto compares the two in a faked EFI chroot instead)
 # GENERATOR_DIR holds foyer's generators (the build tree's generators/). Trees written by foyer's
@@ -67,6 +69,7 @@ generator_for() {
                 md) echo "$gendir/foyer-md-generator" ;;
                 vconsole) echo "$gendir/foyer-vconsole-generator" ;;
                 network) echo "$gendir/foyer-network-generator" ;;
+                root-forms) echo "$gendir/foyer-root-generator" ;;
         esac
 }
 
@@ -87,7 +90,7 @@ for src in "$@"; do
                         need "$gendir/foyer-gpt-auto-generator" "build foyer first"
                         "$here/gpt-auto.sh" regen "$gendir/foyer-gpt-auto-generator" "$casedir"
                         continue ;;
-                root | crypt | debug | lvm | driver | md | vconsole | network) ;;
+                root | crypt | debug | lvm | driver | md | vconsole | network | root-forms) ;;
                 *) echo "regen-golden: no reference is known for $src" >&2; exit 1 ;;
         esac
         known=$(known_differences "$(diff_table "$casedir")")

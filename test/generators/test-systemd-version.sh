@@ -98,5 +98,21 @@ expect crypt-257 "$cs" "TimeoutSec=infinity"
 expect crypt-257 "$cs" "ImportCredential=cryptsetup.*"
 expect crypt-257 "$cs" "After=cryptsetup-pre.target systemd-udevd-kernel.socket systemd-tpm2-setup-early.service"
 
+# A volume named "root" or "usr" implies x-initrd.attach in 257 (no Conflicts=/Before=umount.target),
+# also with its data on another device (rd.luks.data=); 252 treats the names as any other.
+uuid=3f5ad593-4546-4a94-a374-bcfb68aa11f7
+root_luks="rd.luks.name=$uuid=root rd.luks.data=$uuid=UUID=8e2d4c1a-1111-4222-8333-944455556666"
+run crypt-root-252 "$crypt" "$tmp/absent" "$root_luks"
+expect crypt-root-252 'systemd-cryptsetup@root.service' "Conflicts=umount.target"
+run crypt-root-257 "$crypt" "$tmp/257" "$root_luks"
+if grep -q 'umount\.target' "$tmp/crypt-root-257/normal/systemd-cryptsetup@root.service"; then
+        echo "FAIL crypt-root-257: systemd-cryptsetup@root.service names umount.target (257 implies x-initrd.attach):"
+        sed 's/^/    /' "$tmp/crypt-root-257/normal/systemd-cryptsetup@root.service"
+        fail=1
+fi
+run crypt-other-257 "$crypt" "$tmp/257" "rd.luks.name=$uuid=rootfs"
+expect crypt-other-257 'systemd-cryptsetup@rootfs.service' "Conflicts=umount.target"
+expect crypt-other-257 'systemd-cryptsetup@rootfs.service' "Before=umount.target"
+
 ((fail == 0)) && echo "systemd-version: 252 and 257 outputs as expected"
 exit $fail
