@@ -64,6 +64,9 @@ while IFS= read -r -d '' f; do
                         generated=$((generated + 1)); continue ;;
                 usr/lib/foyer/*|usr/lib/udev/rules.d/[0-9][0-9]-foyer-*|etc/foyer/*|etc/lvm/lvm.conf)
                         generated=$((generated + 1)); continue ;;
+                # plan-run-lock.c's drop-in for the tree's run-lock.mount
+                usr/lib/systemd/system/run-lock.mount.d/foyer-initrd.conf)
+                        generated=$((generated + 1)); continue ;;
                 etc/initrd-release|etc/passwd|etc/shadow|etc/group|etc/nsswitch.conf|etc/machine-id|etc/fstab)
                         generated=$((generated + 1)); continue ;;
         esac
