@@ -5,7 +5,7 @@
 #
 # Sets up (once) a clang build of foyer in FUZZBUILDDIR with -Dlibfuzzer=true, the libraries
 # instrumented for coverage and ASan+UBSan, builds the harnesses fuzz-NAME and runs each one for
-# $FOYER_FUZZ_SECONDS (default 20), one per CPU at a time, with a fixed seed, starting from its corpus in
+# $FOYER_FUZZ_SECONDS (default 12), one per CPU at a time, with a fixed seed, starting from its corpus in
 # test/fuzz/corpus/NAME (read-only: new inputs go to a scratch copy). A crash, leak, timeout or
 # out-of-memory fails the run; the input that caused it is kept in FUZZBUILDDIR/artifacts/NAME/
 # and the message says how to add it to the corpus, where the replay test keeps it fixed.
@@ -16,7 +16,7 @@ src=$(realpath "${1:?usage: run-libfuzzer.sh SOURCEDIR FUZZBUILDDIR NAME...}")
 build=${2:?}
 shift 2
 [[ $# -gt 0 ]] || { echo "run-libfuzzer.sh: no harness named" >&2; exit 1; }
-seconds=${FOYER_FUZZ_SECONDS:-20}
+seconds=${FOYER_FUZZ_SECONDS:-12}
 
 command -v clang >/dev/null || { echo "SKIP: clang is not installed"; exit 77; }
 probe=$(mktemp -d)
