@@ -149,6 +149,11 @@ static int take_entry(const CpioEntry *e, void *userdata) {
                                     ((e->mode & S_IFMT) == S_IFREG && (e->mode & 0111));
         else if (streq(e->name, FOYER_NO_SHELL_MARKER + 1))
                 rd->out->no_shell = (e->mode & S_IFMT) != S_IFDIR;
+        /* The host keys' presence only: what they hold is a secret, and the generator only names them. */
+        else if (streq(e->name, FOYER_SSH_HOST_KEY_ED25519 + 1))
+                rd->out->host_key_ed25519 = (e->mode & S_IFMT) == S_IFREG;
+        else if (streq(e->name, FOYER_SSH_HOST_KEY_ECDSA + 1))
+                rd->out->host_key_ecdsa = (e->mode & S_IFMT) == S_IFREG;
         r = take_generator(rd, e);
         if (r < 0)
                 return r;
@@ -191,7 +196,7 @@ void preview_image_done(PreviewImage *p) {
         p->generators = strv_free(p->generators);
         free(p->uki_cmdline);
         p->uki_cmdline = NULL;
-        p->dropbear = p->no_shell = false;
+        p->dropbear = p->no_shell = p->host_key_ed25519 = p->host_key_ecdsa = false;
 }
 
 int preview_image_read(const char *image, const char *root, bool take_crypttab, PreviewImage *ret) {

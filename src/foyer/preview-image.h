@@ -9,6 +9,8 @@ typedef struct PreviewImage {
         char **generators;      /* the names of the foyer-* generators the image holds */
         bool dropbear;          /* it holds FOYER_SSH_DROPBEAR (built with --ssh-unlock) */
         bool no_shell;          /* it holds FOYER_NO_SHELL_MARKER (built with --no-shell) */
+        bool host_key_ed25519;  /* it holds FOYER_SSH_HOST_KEY_ED25519 (never read: a secret) */
+        bool host_key_ecdsa;    /* ... FOYER_SSH_HOST_KEY_ECDSA */
         char *uki_cmdline;      /* a UKI's .cmdline section, or NULL */
 } PreviewImage;
 

@@ -129,7 +129,8 @@ static int set_env_below(const char *root, const char *name, const char *path) {
  * mdadm.conf (FOYER_MDADM_IMAGE_CONF, which the md generator copies). With --image, the tree holds
  * the image's copies of those (preview_image_read()), its systemd-version and, if it has them,
  * markers for dropbear and --no-shell. Without, FOYER_SSH_DROPBEAR still points into the empty
- * tree: the host's dropbear says nothing about what an image holds. */
+ * tree: the host's dropbear says nothing about what an image holds; so does FOYER_SSH_HOST_KEY_DIR,
+ * where empty stand-ins for the image's host keys are (the keys themselves are never read). */
 static int setup_environment(const PreviewArgs *a, const PreviewImage *img, const char *root) {
         int r;
 
@@ -166,6 +167,8 @@ static int setup_environment(const PreviewArgs *a, const PreviewImage *img, cons
                 r = set_env_below(root, "FOYER_MDADM_IMAGE_CONF", FOYER_MDADM_IMAGE_CONF);
         if (r >= 0)
                 r = set_env_below(root, "FOYER_SSH_DROPBEAR", FOYER_SSH_DROPBEAR);
+        if (r >= 0)
+                r = set_env_below(root, "FOYER_SSH_HOST_KEY_DIR", FOYER_SSH_HOST_KEY_DIR);
         if (r >= 0 && img)
                 r = set_env_below(root, "FOYER_SYSTEMD_VERSION_FILE", FOYER_SYSTEMD_VERSION_PATH);
         if (r >= 0 && img)
@@ -207,6 +210,16 @@ static int setup_image(const PreviewArgs *a, const char *root, PreviewImage *ret
         }
         if (ret->no_shell) {
                 r = make_marker(root, FOYER_NO_SHELL_MARKER, 0644);
+                if (r < 0)
+                        return r;
+        }
+        if (ret->host_key_ed25519) {
+                r = make_marker(root, FOYER_SSH_HOST_KEY_ED25519, 0600);
+                if (r < 0)
+                        return r;
+        }
+        if (ret->host_key_ecdsa) {
+                r = make_marker(root, FOYER_SSH_HOST_KEY_ECDSA, 0600);
                 if (r < 0)
                         return r;
         }

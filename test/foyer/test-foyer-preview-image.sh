@@ -123,6 +123,12 @@ if [ -x /usr/sbin/dropbear ] && command -v dropbearkey >/dev/null && [ -x /usr/l
         FOYER_SSH_DROPBEAR=$tmp/nonexistent preview "$tmp/s1" --image "$tmp/ssh.img" --cmdline quiet
         has_unit "$tmp/s1" /run/systemd/generator/foyer-ssh.service "image with --ssh-unlock"
         has_unit "$tmp/s1" /run/systemd/generator/foyer-network-cleanup.service "image with --ssh-unlock"
+        # The image's host keys named (the host's /etc/foyer/ssh is not looked at).
+        for k in ed25519 ecdsa; do
+                awk '/^# \// { on = ($0 == "# /run/systemd/generator/foyer-ssh.service") } on' "$tmp/s1" |
+                        grep -q "^ExecStart=.* -r /etc/foyer/ssh/dropbear_${k}_host_key" ||
+                        fail "image with --ssh-unlock: dropbear is not given the $k host key"
+        done
         unit_has "$tmp/s1" /run/systemd/generator/sysroot.mount "What=/dev/disk/by-uuid/$uuid" "image with --ssh-unlock"
         preview "$tmp/s2" --image "$tmp/ssh.img" --cmdline "rd.neednet=0"
         lacks_unit "$tmp/s2" /run/systemd/generator/foyer-ssh.service "image with --ssh-unlock, rd.neednet=0"
