@@ -528,6 +528,8 @@ int verb_preview(int argc, char *argv[]) {
                 log_error("preview takes no arguments (got \"%s\"); the command line goes in --cmdline.", argv[optind]);
                 return usage_hint("preview");
         }
+        if (a.image && isempty(a.image))
+                return log_error_errno(SYNTHETIC_ERRNO(EINVAL), "--image= needs the path of an image.");
         /* A missing file would look like an empty one to the generators: say so instead. */
         FOREACH_STRING(f, a.crypttab ?: "", a.fstab ?: "", a.image ?: "")
                 if (!isempty(f) && access(f, R_OK) < 0)

@@ -162,6 +162,7 @@ else
 fi
 
 echo "== bad images are refused, naming the file"
+expect_error "an empty --image=" "--image= needs the path of an image" "$foyer" preview --image= --cmdline quiet
 expect_error "missing image" "Cannot read $tmp/nonexistent.img" \
         "$foyer" preview --image "$tmp/nonexistent.img" --cmdline quiet
 expect_error "a directory" "$tmp/gens is not a regular file" "$foyer" preview --image "$tmp/gens" --cmdline quiet
