@@ -28,6 +28,7 @@
 #include "cmdline.h"
 #include "foyer-contract.h"
 #include "generator.h"
+#include "path-util.h"
 #include "strv.h"
 #include "unit-name.h"
 
@@ -112,10 +113,18 @@ static int write_ssh_service(const char *dest) {
               "\n[Service]\n"
               /* -F foreground, -E log to stderr (the journal), -s keys only, -j -k no forwarding. */
               "ExecStart=" FOYER_SSH_DROPBEAR " -F -E -s -j -k -p " FOYER_SSH_PORT " -P /run/foyer-dropbear.pid", f);
+        /* $FOYER_SSH_HOST_KEY_DIR (foyer preview, tests) says where to look for them; the unit names
+         * them where the image has them. */
+        const char *key_dir = secure_getenv("FOYER_SSH_HOST_KEY_DIR") ?: FOYER_SSH_HOST_KEY_DIR;
         static const char *const keys[] = { FOYER_SSH_HOST_KEY_ED25519, FOYER_SSH_HOST_KEY_ECDSA };
-        for (size_t i = 0; i < ELEMENTSOF(keys); i++)
-                if (access(keys[i], F_OK) >= 0)
+        for (size_t i = 0; i < ELEMENTSOF(keys); i++) {
+                _cleanup_free_ char *p = strjoin(key_dir, "/", path_basename(keys[i]));
+
+                if (!p)
+                        return log_oom();
+                if (access(p, F_OK) >= 0)
                         fprintf(f, " -r %s", keys[i]);
+        }
         /* dropbear ends with exit status 1 on SIGTERM, which would leave a failed unit behind for the real
          * root to list; it leaves SIGHUP alone, which ends it (and its sessions) as cleanly. */
         fputs(" -c " FOYER_UNLOCK_PATH "\n"

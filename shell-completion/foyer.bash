@@ -16,7 +16,7 @@ _foyer() {
                 [ls]='-h --help -f --file --json'
                 [uki]="-h --help -o --output --kernel --initrd --cmdline --os-release --uname --splash
                        --stub --sign-key --sign-cert --pcr-private-key --pcr-public-key --phases $image"
-                [preview]='-h --help --cmdline --crypttab --fstab -v --verbose'
+                [preview]='-h --help --image --cmdline --crypttab --fstab -v --verbose'
                 [timeline]='-h --help --svg'
                 [help]=''
                 [version]=''
@@ -57,7 +57,7 @@ _foyer() {
                 return 0 ;;
         -o | --output | -g | --generate | -a | --add-file | --crypttab | --add-key-file | --fstab | --ssh-unlock | \
         --kernel | --initrd | --os-release | --splash | --stub | --sign-key | --sign-cert | \
-        --pcr-private-key | --pcr-public-key)
+        --pcr-private-key | --pcr-public-key | --image)
                 compopt -o filenames 2>/dev/null
                 mapfile -t COMPREPLY < <(compgen -f -- "$cur")
                 return 0 ;;

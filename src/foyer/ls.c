@@ -15,11 +15,13 @@
 #include "util.h"
 
 /* What one pass over an image does with its entries: list them (foyer ls IMAGE), copy one file's
- * data to out (foyer ls IMAGE PATH), or nothing but check the image (foyer uki --initrd). */
+ * data to out (foyer ls IMAGE PATH), nothing but check the image (foyer uki --initrd), or hand them
+ * to a caller's LsVisitor (foyer preview --image). */
 typedef enum LsMode {
         LS_LIST,
         LS_CAT,
         LS_CHECK,
+        LS_VISIT,
 } LsMode;
 
 typedef struct LsCounts {
@@ -52,6 +54,7 @@ typedef struct Lister {
         char shadow[SHADOW_MAX];/* LS_CHECK: the data of the shadow file being read (check_data()) */
         size_t shadow_size;
         bool shadow_overflow;
+        const LsVisitor *visitor; /* LS_VISIT */
         uint64_t max_expanded;  /* 0: no limit */
         uint64_t expanded;      /* decompressed bytes so far, all streams */
         int stop;               /* why list_chunk() stopped the decompressor, already logged */
@@ -309,6 +312,24 @@ static int check_entry(Lister *l, const CpioEntry *e) {
         return 0;
 }
 
+/* LS_VISIT: the caller sees names as image paths without the archive's "./" or "/". */
+static int visit_data(const CpioEntry *e, const uint8_t *chunk, size_t n, void *userdata) {
+        Lister *l = userdata;
+        CpioEntry named = *e;
+
+        if (!l->visitor->data)
+                return 0;
+        named.name = image_path_skip_prefix(e->name);
+        return l->visitor->data(&named, chunk, n, l->visitor->userdata);
+}
+
+static int visit_entry(Lister *l, const CpioEntry *e) {
+        CpioEntry named = *e;
+
+        named.name = image_path_skip_prefix(e->name);
+        return l->visitor->entry(&named, l->visitor->userdata);
+}
+
 static int print_entry(const CpioEntry *e, void *userdata) {
         Lister *l = userdata;
         char mode[11];
@@ -316,6 +337,8 @@ static int print_entry(const CpioEntry *e, void *userdata) {
         count_entry(&l->counts, e);
         if (l->mode == LS_CHECK)
                 return check_entry(l, e);
+        if (l->mode == LS_VISIT)
+                return visit_entry(l, e);
         if (l->mode == LS_CAT) {
                 if (l->link_pending && (e->mode & S_IFMT) == S_IFREG && e->ino == l->link_ino) {
                         l->copying = false;
@@ -388,6 +411,8 @@ static int list_compressed(Lister *l, Compression c, const uint8_t *data, size_t
                 cpio_reader_set_data_callback(&l->reader, copy_data);
         else if (l->mode == LS_CHECK)
                 cpio_reader_set_data_callback(&l->reader, check_data);
+        else if (l->mode == LS_VISIT)
+                cpio_reader_set_data_callback(&l->reader, visit_data);
         l->stop = 0;
         r = decompress_foreach(c, data + pos, size - pos, list_chunk, l, ret_used);
         if (r < 0 && l->stop < 0)
@@ -413,6 +438,8 @@ static int list_uncompressed(Lister *l, const uint8_t *data, size_t size, size_t
                 cpio_reader_set_data_callback(&l->reader, copy_data);
         else if (l->mode == LS_CHECK)
                 cpio_reader_set_data_callback(&l->reader, check_data);
+        else if (l->mode == LS_VISIT)
+                cpio_reader_set_data_callback(&l->reader, visit_data);
         r = cpio_reader_feed(&l->reader, data + pos, size - pos, ret_used);
         if (r == -EBADMSG)
                 return log_error_errno(r, "%s: corrupt cpio archive at offset %zu.", l->path, pos);
@@ -495,7 +522,7 @@ static int ls_archives(Lister *l, const uint8_t *data, size_t size) {
                 r = decompress_detect(data + pos, size - pos, &c);
                 if (r < 0)
                         return log_error_errno(r, "%s%s: neither a cpio archive nor a known compression at offset %zu.",
-                                               l->path, l->mode == LS_CHECK ? " is not an initrd" : "", pos);
+                                               l->path, IN_SET(l->mode, LS_CHECK, LS_VISIT) ? " is not an initrd" : "", pos);
                 if (l->json) {
                         fprintf(l->out, "%s{\"section\":", l->json_archives++ > 0 ? ",\n  " : "\n  ");
                         if (l->section)
@@ -548,7 +575,7 @@ static int ls_walk(Lister *l, const uint8_t *data, size_t size) {
                                 return log_error_errno(SYNTHETIC_ERRNO(EBADMSG), "%s: the .initrd section is empty or truncated.",
                                                        l->path);
                         return log_error_errno(SYNTHETIC_ERRNO(ENOENT), "%s: PE image without an%s initrd.", l->path,
-                                               l->mode == LS_LIST ? " .initrd section" : "");
+                                               l->mode != LS_CAT ? " .initrd section" : "");
                 }
                 ucode = uki_section(&pe, ".ucode", &ucode_size);
                 if (ucode) {
@@ -769,4 +796,42 @@ int ls_cat(const char *image, const char *path) {
         default:
                 return log_error_errno(SYNTHETIC_ERRNO(EINVAL), "%s: %s is not a regular file.", image, path);
         }
+}
+
+int ls_visit(const char *path, const LsVisitor *v, uint64_t max_expanded, char **ret_uki_cmdline) {
+        _cleanup_(mapped_image_done) MappedImage map = {};
+        _cleanup_free_ Lister *l = NULL;
+        _cleanup_free_ char *cmdline = NULL;
+        PeImage pe;
+        int r;
+
+        assert(path);
+        assert(v);
+        assert(v->entry);
+
+        r = map_image(path, &map);
+        if (r < 0)
+                return r;
+        if (ret_uki_cmdline && pe_parse(map.data, map.size, &pe, NULL) >= 0) {
+                size_t n;
+                const uint8_t *d = uki_section(&pe, ".cmdline", &n);
+
+                /* The stub passes the section's text up to its first NUL, as a C string. */
+                if (d) {
+                        cmdline = strndup((const char *) d, n);
+                        if (!cmdline)
+                                return log_oom();
+                }
+        }
+        l = lister_new(path, LS_VISIT, NULL);
+        if (!l)
+                return log_oom();
+        l->visitor = v;
+        l->max_expanded = max_expanded;
+        r = ls_walk(l, map.data, map.size);
+        if (r < 0)
+                return r;
+        if (ret_uki_cmdline)
+                *ret_uki_cmdline = TAKE_PTR(cmdline);
+        return 0;
 }

@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cpio.h"
+
 /* foyer ls IMAGE: the entries on stdout, one a line (mode, size, path, " -> target"; for a UKI its
  * sections first); a header (the image's size, each archive's offset and compression) and a
  * summary (entries, files and their bytes, directories, symlinks, other) on stderr. */
@@ -40,3 +42,20 @@ int ls_check_initrd(const char *path, const uint8_t *data, size_t size, char **r
  * input; max_expanded > 0 also refuses (-EFBIG) input that decompresses to more than that many
  * bytes in all, for callers that bound time too (the fuzzer). Logs its errors. */
 int ls_data(const char *path, const uint8_t *data, size_t size, FILE *out, uint64_t max_expanded);
+
+/* What ls_visit() hands its caller: every entry of the image in archive order, its name without
+ * a leading "/" or "./", entry() once the entry is complete and, for a regular file, its data to
+ * data() before that, a piece at a time (data may be NULL). A negative return stops the walk and is
+ * returned. */
+typedef struct LsVisitor {
+        int (*entry)(const CpioEntry *e, void *userdata);
+        int (*data)(const CpioEntry *e, const uint8_t *chunk, size_t n, void *userdata);
+        void *userdata;
+} LsVisitor;
+
+/* Reads the initrd or UKI at path once, for a caller that takes things out of it (foyer preview).
+ * Memory use is bounded as ls_data()'s, and max_expanded > 0 refuses (-EFBIG) an image that
+ * decompresses to more than that. With ret_uki_cmdline, a UKI's .cmdline section as text (up to its
+ * first NUL), or NULL when the image is no UKI or has none. Refuses, naming path, a file that is
+ * missing, unreadable, no initrd or UKI, or holds no cpio archive. Logs its errors. */
+int ls_visit(const char *path, const LsVisitor *v, uint64_t max_expanded, char **ret_uki_cmdline);

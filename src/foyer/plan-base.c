@@ -500,7 +500,7 @@ static int add_etc(Manifest *m, const BuildConfig *c, const Probe *p) {
 
                 if (!text)
                         return log_oom();
-                r = plan_add_text(m, "/etc/cmdline.d/50-foyer.conf", 0644, text, "--cmdline defaults");
+                r = plan_add_text(m, FOYER_CMDLINE_DIR "/50-foyer.conf", 0644, text, "--cmdline defaults");
                 if (r < 0)
                         return r;
         }

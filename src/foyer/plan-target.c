@@ -15,13 +15,14 @@
 
 #include "cmdline.h"
 #include "devspec.h"
+#include "foyer-contract.h"
 #include "log.h"
 #include "plan.h"
 #include "plan-util.h"
 #include "target.h"
 #include "util.h"
 
-#define TARGET_CMDLINE "/etc/cmdline.d/40-foyer-target.conf"
+#define TARGET_CMDLINE FOYER_CMDLINE_DIR "/40-foyer-target.conf"
 
 static bool cmdline_has_root(const char *cmdline) {
         _cleanup_strv_free_ char **words = NULL;

@@ -13,6 +13,7 @@
 #include "log.h"
 #include "foyer-contract.h"
 #include "preview.h"
+#include "preview-image.h"
 #include "process-util.h"
 #include "util.h"
 
@@ -27,20 +28,28 @@ typedef struct PreviewArgs {
         const char *cmdline;    /* NULL: /proc/cmdline */
         const char *crypttab;   /* the image's /etc/crypttab (build --crypttab); NULL: none */
         const char *fstab;      /* the real root's /etc/fstab; NULL: none */
+        const char *image;      /* a built image or UKI to describe; NULL: the host's generators alone */
 } PreviewArgs;
 
 static void help_preview(void) {
         printf("%s preview [OPTIONS...]\n\n"
                "Run foyer's generators as the initrd would at boot and print the units they\n"
                "write, without booting: what a kernel command line turns into.\n\n"
-               "     --cmdline=ARGS         Kernel command line (default: /proc/cmdline)\n"
+               "     --image=IMAGE          Describe this image (or UKI): its /etc/cmdline.d,\n"
+               "                            crypttab and mdadm.conf are read, only the\n"
+               "                            generators it holds run, SSH units only if it\n"
+               "                            holds dropbear (built for remote unlocking)\n"
+               "     --cmdline=ARGS         Kernel command line (default: a UKI's .cmdline, else\n"
+               "                            /proc/cmdline)\n"
                "     --crypttab=FILE        The image's /etc/crypttab, as given to foyer build\n"
-               "                            --crypttab (default: none, like the image)\n"
+               "                            --crypttab (default: the image's, else none)\n"
                "     --fstab=FILE           The real root's /etc/fstab, read once /sysroot is\n"
                "                            mounted (default: none)\n"
                "  -v --verbose              Let the generators log debug messages\n"
                "  -h --help                 Show this help\n\n"
                "Generators come from $FOYER_GENERATOR_DIR (default: " FOYER_HOST_GENERATOR_DIR ").\n"
+               "Without --image no SSH or network units are written: the host's dropbear says\n"
+               "nothing about an image.\n"
                "Units go to stdout, the generators' messages to stderr.\n",
                program_invocation_short_name);
 }
@@ -117,8 +126,12 @@ static int set_env_below(const char *root, const char *name, const char *path) {
  * create on the host instead is pointed into the temporary tree: the host's /etc/cmdline.d (not
  * the image's), the host's crypttab and fstab (they describe the real root, not the initrd), and
  * the mount points under /run/systemd/cryptsetup that the crypt generator creates, and the image's
- * mdadm.conf (FOYER_MDADM_IMAGE_CONF, which the md generator copies). */
-static int setup_environment(const PreviewArgs *a, const char *root) {
+ * mdadm.conf (FOYER_MDADM_IMAGE_CONF, which the md generator copies). With --image, the tree holds
+ * the image's copies of those (preview_image_read()), its systemd-version and, if it has them,
+ * markers for dropbear and --no-shell. Without, FOYER_SSH_DROPBEAR still points into the empty
+ * tree: the host's dropbear says nothing about what an image holds; so does FOYER_SSH_HOST_KEY_DIR,
+ * where empty stand-ins for the image's host keys are (the keys themselves are never read). */
+static int setup_environment(const PreviewArgs *a, const PreviewImage *img, const char *root) {
         int r;
 
         assert(a);
@@ -152,7 +165,94 @@ static int setup_environment(const PreviewArgs *a, const char *root) {
         /* foyer-md-generator copies the image's mdadm.conf, which is not built here: none. */
         if (r >= 0)
                 r = set_env_below(root, "FOYER_MDADM_IMAGE_CONF", FOYER_MDADM_IMAGE_CONF);
+        if (r >= 0)
+                r = set_env_below(root, "FOYER_SSH_DROPBEAR", FOYER_SSH_DROPBEAR);
+        if (r >= 0)
+                r = set_env_below(root, "FOYER_SSH_HOST_KEY_DIR", FOYER_SSH_HOST_KEY_DIR);
+        if (r >= 0 && img)
+                r = set_env_below(root, "FOYER_SYSTEMD_VERSION_FILE", FOYER_SYSTEMD_VERSION_PATH);
+        if (r >= 0 && img)
+                r = set_env_below(root, "FOYER_NO_SHELL_MARKER", FOYER_NO_SHELL_MARKER);
         return r;
+}
+
+/* An empty file at path below root: what a generator checks with access() only. */
+static int make_marker(const char *root, const char *path, mode_t mode) {
+        _cleanup_free_ char *p = strjoin(root, path);
+        _cleanup_close_ int fd = -EBADF;
+        int r;
+
+        if (!p)
+                return log_oom();
+        r = mkdir_parents(p, 0755);
+        if (r < 0)
+                return log_error_errno(r, "Failed to create the directories of %s: %m", p);
+        fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+        if (fd < 0)
+                return log_error_errno(errno, "Failed to create %s: %m", p);
+        /* The mode is exactly this, whatever the umask: X_OK needs the execute bit. */
+        if (fchmod(fd, mode) < 0)
+                return log_error_errno(errno, "Failed to set the mode of %s: %m", p);
+        return 0;
+}
+
+/* The tree's copy of what the generators read from the image. */
+static int setup_image(const PreviewArgs *a, const char *root, PreviewImage *ret) {
+        int r;
+
+        r = preview_image_read(a->image, root, /* take_crypttab= */ !a->crypttab, ret);
+        if (r < 0)
+                return r;
+        if (ret->dropbear) {
+                r = make_marker(root, FOYER_SSH_DROPBEAR, 0755);
+                if (r < 0)
+                        return r;
+        }
+        if (ret->no_shell) {
+                r = make_marker(root, FOYER_NO_SHELL_MARKER, 0644);
+                if (r < 0)
+                        return r;
+        }
+        if (ret->host_key_ed25519) {
+                r = make_marker(root, FOYER_SSH_HOST_KEY_ED25519, 0600);
+                if (r < 0)
+                        return r;
+        }
+        if (ret->host_key_ecdsa) {
+                r = make_marker(root, FOYER_SSH_HOST_KEY_ECDSA, 0600);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* Only the generators the image holds run: an image built by another foyer may lack one this host
+ * has. One it names that the host lacks cannot run here; say so. */
+static int filter_generators(char ***generators, const PreviewImage *img, const char *dir, const char *image) {
+        _cleanup_strv_free_ char **kept = NULL;
+        int r;
+
+        STRV_FOREACH(g, *generators)
+                if (strv_contains(img->generators, path_basename(*g))) {
+                        r = strv_extend(&kept, *g);
+                        if (r < 0)
+                                return log_oom();
+                } else
+                        log_debug("Skipping %s, %s does not hold it.", *g, image);
+        STRV_FOREACH(n, img->generators) {
+                bool found = false;
+
+                STRV_FOREACH(g, kept)
+                        found = found || streq(path_basename(*g), *n);
+                if (!found)
+                        log_warning("%s holds %s, which is not in %s: not run.", image, *n, dir);
+        }
+        if (strv_isempty(kept))
+                return log_error_errno(SYNTHETIC_ERRNO(ENOENT), "None of the generators of %s is in %s; set FOYER_GENERATOR_DIR.",
+                                       image, dir);
+        strv_free(*generators);
+        *generators = TAKE_PTR(kept);
+        return 0;
 }
 
 /* The executables foyer build would put in the image (see add_generators() in plan.c). */
@@ -338,7 +438,9 @@ static int print_outputs(const char *root) {
 static int preview(const PreviewArgs *a) {
         const char *dir = getenv("FOYER_GENERATOR_DIR") ?: FOYER_HOST_GENERATOR_DIR;
         _cleanup_(temp_tree_done) TempTree tree = TEMP_TREE_NULL;
+        _cleanup_(preview_image_done) PreviewImage img = {};
         _cleanup_strv_free_ char **generators = NULL;
+        PreviewArgs eff = *a;
         int r, ret = 0;
 
         assert(a);
@@ -349,7 +451,20 @@ static int preview(const PreviewArgs *a) {
         r = make_tree(&tree);
         if (r < 0)
                 return r;
-        r = setup_environment(a, tree.path);
+        if (a->image) {
+                r = setup_image(a, tree.path, &img);
+                if (r < 0)
+                        return r;
+                r = filter_generators(&generators, &img, dir, a->image);
+                if (r < 0)
+                        return r;
+                /* The stub passes a UKI's .cmdline to the kernel when the boot loader gives none. */
+                if (!eff.cmdline && img.uki_cmdline) {
+                        log_debug("Using the .cmdline of %s: %s", a->image, img.uki_cmdline);
+                        eff.cmdline = img.uki_cmdline;
+                }
+        }
+        r = setup_environment(&eff, a->image ? &img : NULL, tree.path);
         if (r < 0)
                 return r;
 
@@ -369,12 +484,14 @@ int verb_preview(int argc, char *argv[]) {
                 ARG_CMDLINE = 0x100,
                 ARG_CRYPTTAB,
                 ARG_FSTAB,
+                ARG_IMAGE,
         };
         static const struct option options[] = {
                 { "help",     no_argument,       NULL, 'h'          },
                 { "cmdline",  required_argument, NULL, ARG_CMDLINE  },
                 { "crypttab", required_argument, NULL, ARG_CRYPTTAB },
                 { "fstab",    required_argument, NULL, ARG_FSTAB    },
+                { "image",    required_argument, NULL, ARG_IMAGE    },
                 { "verbose",  no_argument,       NULL, 'v'          },
                 {}
         };
@@ -395,6 +512,9 @@ int verb_preview(int argc, char *argv[]) {
                 case ARG_FSTAB:
                         a.fstab = optarg;
                         break;
+                case ARG_IMAGE:
+                        a.image = optarg;
+                        break;
                 case 'v':
                         log_set_max_level(LOG_DEBUG);
                         if (setenv("SYSTEMD_LOG_LEVEL", "debug", 1) < 0)
@@ -408,8 +528,10 @@ int verb_preview(int argc, char *argv[]) {
                 log_error("preview takes no arguments (got \"%s\"); the command line goes in --cmdline.", argv[optind]);
                 return usage_hint("preview");
         }
+        if (a.image && isempty(a.image))
+                return log_error_errno(SYNTHETIC_ERRNO(EINVAL), "--image= needs the path of an image.");
         /* A missing file would look like an empty one to the generators: say so instead. */
-        FOREACH_STRING(f, a.crypttab ?: "", a.fstab ?: "")
+        FOREACH_STRING(f, a.crypttab ?: "", a.fstab ?: "", a.image ?: "")
                 if (!isempty(f) && access(f, R_OK) < 0)
                         return log_error_errno(errno, "Cannot read %s: %m", f);
 

@@ -202,7 +202,7 @@ static int read_conf_file(const char *path, char **ret) {
 /* Appends the words of every *.conf in the cmdline.d directory, in C-locale order, each file a source
  * of its own. Unreadable files are logged at debug level and skipped. */
 static int read_cmdline_dir(char ***words) {
-        const char *dir = secure_getenv("FOYER_CMDLINE_DIR") ?: "/etc/cmdline.d";
+        const char *dir = secure_getenv("FOYER_CMDLINE_DIR") ?: FOYER_CMDLINE_DIR;
         struct dirent **de = NULL;
         int n, r = 0;
 

@@ -42,6 +42,12 @@
  * whatever the file's mode, as it does one holding FOYER_SSH_HOST_KEY_DIR's files. */
 #define FOYER_CRYPT_KEYS_DIR "/etc/cryptsetup-keys.d"
 
+/* The image's defaults for the kernel command line: every *.conf here, in C-locale order, comes
+ * before /proc/cmdline (dracut's /etc/cmdline.d). Written by the builder (plan-base.c: --cmdline,
+ * 50-foyer.conf; plan-target.c: 40-foyer-target.conf); read by every generator (src/shared/cmdline.c)
+ * and by foyer preview --image (preview-image.c), which copies them out of an image. */
+#define FOYER_CMDLINE_DIR "/etc/cmdline.d"
+
 /* --- the root generator -------------------------------------------------------------------------- */
 
 /* foyer-root-generator in the image. Run by units/initrd-parse-etc.service.d/10-foyer.conf.in. */
