@@ -104,17 +104,23 @@ static int add_interpreter(Manifest *m, const Entry *who, const ElfFile *f) {
 /* Every soname of a dlopen() feature that the tree has goes in, whatever its priority: a
  * "suggested" library is only installed when the tree's owner wants the feature (libcryptsetup for
  * systemd-cryptsetup, libtss2 for TPM2 unlocking). A list of several sonames names alternatives
- * (libbpf.so.1, libbpf.so.0): the feature is missing when none is there, which is a warning naming
- * it for "required" and "recommended", a debug message for "suggested". */
+ * (libbpf.so.1, libbpf.so.0): the feature is missing when none is there. What that means is the
+ * note's priority, which from systemd 262 on is real for each program (systemd-cryptsetup marks
+ * "cryptsetup" required, libsystemd-shared marks everything suggested): a missing "required"
+ * feature is an error naming the file whose note it is (and, for a library, why the library is in
+ * the image: "needed by" the program), "recommended" a warning, "suggested" a debug message.
+ * Returns 0, 1 when a required feature is missing (logged), or a negative errno (logged). */
 static int add_dlopen_feature(Manifest *m, size_t i, const ElfFile *f, const DlopenFeature *d,
                               char * const *search_path) {
+        const Entry *e;
         bool found_any = false;
         int r;
 
         STRV_FOREACH(n, d->sonames) {
-                const Entry *e = m->entries[i];     /* the array may move while adding */
-                _cleanup_free_ char *origin = path_dirname(e->path), *found = NULL, *reason = NULL;
+                _cleanup_free_ char *origin = NULL, *found = NULL, *reason = NULL;
 
+                e = m->entries[i];      /* the array may move while adding */
+                origin = path_dirname(e->path);
                 if (!origin)
                         return log_oom();
                 r = elf_find_library(m->root, *n, f, origin, search_path, &found);
@@ -133,17 +139,29 @@ static int add_dlopen_feature(Manifest *m, size_t i, const ElfFile *f, const Dlo
         }
         if (found_any)
                 return 0;
-        _cleanup_free_ char *names = strv_join(d->sonames, ", ");
+
+        _cleanup_free_ char *names = strv_join(d->sonames, d->sonames[1] ? " or " : "");
+        const char *tree = streq(m->root, "/") ? "/" : m->root, *why;
+
         if (!names)
                 return log_oom();
-        if (d->priority != DLOPEN_SUGGESTED)
-                log_warning("%s: feature \"%s\" (%s) will not work in the image, %s is not in %s.",
-                            m->entries[i]->path, d->feature ?: "unnamed", dlopen_priority_to_string(d->priority),
-                            names, streq(m->root, "/") ? "/" : m->root);
-        else
-                log_debug("%s: suggested feature \"%s\" left out, %s is not installed.", m->entries[i]->path,
+        e = m->entries[i];
+        switch (d->priority) {
+        case DLOPEN_REQUIRED:
+                /* A library's reason says which program pulled it in ("needed by /usr/bin/..."). */
+                why = strstr(path_basename(e->path), ".so") ? e->reason : NULL;
+                log_error("%s%s%s%s: required feature \"%s\" is missing, %s is not in %s: the program cannot work without it.",
+                          e->path, why ? " (" : "", strempty(why), why ? ")" : "", d->feature ?: "unnamed", names, tree);
+                return 1;
+        case DLOPEN_RECOMMENDED:
+                log_warning("%s: recommended feature \"%s\" will not work in the image, %s is not in %s.",
+                            e->path, d->feature ?: "unnamed", names, tree);
+                return 0;
+        default:
+                log_debug("%s: suggested feature \"%s\" left out, %s is not installed.", e->path,
                           d->feature ?: "unnamed", names);
-        return 0;
+                return 0;
+        }
 }
 
 int resolve_libraries(Manifest *m, char * const *search_path, ResolveFlags flags) {
@@ -151,6 +169,7 @@ int resolve_libraries(Manifest *m, char * const *search_path, ResolveFlags flags
 }
 
 int resolve_libraries_skip(Manifest *m, char * const *search_path, ResolveFlags flags, char * const *skip) {
+        unsigned missing = 0;
         int r;
 
         assert(m);
@@ -193,8 +212,14 @@ int resolve_libraries_skip(Manifest *m, char * const *search_path, ResolveFlags 
                         r = add_dlopen_feature(m, i, f, &f->dlopen_features[k], search_path);
                         if (r < 0)
                                 return r;
+                        /* Go on, so that one build names every program that lacks a required feature. */
+                        missing += r;
                 }
                 e = m->entries[i];
         }
+        if (missing > 0)
+                return log_error_errno(SYNTHETIC_ERRNO(ENOENT),
+                                       "%u required dlopen() feature%s missing from %s (see above): the image would not work.",
+                                       missing, missing == 1 ? " is" : "s are", streq(m->root, "/") ? "/" : m->root);
         return 0;
 }
