@@ -29,11 +29,6 @@ static const SystemdBreakInfo systemd_breaks[_SYSTEMD_BREAK_MAX] = {
         [SYSTEMD_BREAK_PRE_SWITCH_ROOT] = { "pre-switch-root", "breakpoint-pre-switch-root.service", "rd.break=pre-pivot" },
 };
 
-const char *systemd_break_name(SystemdBreakpoint b) {
-        assert(b >= 0 && b < _SYSTEMD_BREAK_MAX);
-        return systemd_breaks[b].name;
-}
-
 const char *systemd_break_unit(SystemdBreakpoint b) {
         assert(b >= 0 && b < _SYSTEMD_BREAK_MAX);
         return systemd_breaks[b].unit;

@@ -20,9 +20,6 @@ typedef enum SystemdBreakpoint {
         _SYSTEMD_BREAK_INVALID = -EINVAL,
 } SystemdBreakpoint;
 
-/* Its name on the command line: "pre-mount". */
-const char *systemd_break_name(SystemdBreakpoint b);
-
 /* The unit that version of systemd ships for it: "breakpoint-pre-mount.service". */
 const char *systemd_break_unit(SystemdBreakpoint b);
 
