@@ -2,7 +2,9 @@
 
 /* foyer-debug-generator: what systemd 252's systemd-debug-generator does in the initrd
  * (rd.systemd.mask=, rd.systemd.wants=, rd.systemd.debug_shell[=TTY], with rd.systemd.unit= naming
- * the target the wants go to), byte for byte, plus dracut's debugging switches: rd.break[=POINT]
+ * the target the wants go to), byte for byte, and on images whose systemd is 258 or later what that
+ * version's does for rd.systemd.break[=LIST] (its breakpoint units, systemd-break.c); plus dracut's
+ * debugging switches: rd.break[=POINT]
  * (a shell at one point of the initrd transaction, see breakpoints[] below), rd.shell=0 (no shell
  * at all) and rd.emergency=reboot|poweroff|halt (what a failure does instead of a shell). An image
  * built with "foyer build --no-shell" carries FOYER_NO_SHELL_MARKER; then no command line brings a shell
@@ -15,6 +17,7 @@
 #include "generator.h"
 #include "parse-util.h"
 #include "strv.h"
+#include "systemd-break.h"
 #include "systemd-version.h"
 #include "unit-name.h"
 
@@ -97,7 +100,10 @@ static const char *const emergency_action_verb[] = {
 
 static char **arg_mask, **arg_wants, **arg_breaks;
 static char *arg_default_unit, *arg_debug_shell;
-static bool arg_systemd_stopped;        /* systemd 252 stops parsing at a bad unit name */
+/* Why systemd's parser stops reading the command line here (a bad unit name; from 258 on also a
+ * rd.systemd.break= ending in a backslash): the rd.systemd.* words after it are ignored. NULL: it goes on. */
+static const char *arg_systemd_stopped;
+static unsigned arg_systemd_breaks;     /* rd.systemd.break=: bits 1 << SystemdBreakpoint */
 static bool arg_duplicate_mask;
 static int arg_shell = -1;              /* rd.shell=: -1 unset, 0 no shells, 1 shells */
 static int arg_emergency = -1;          /* rd.emergency=, an EmergencyAction */
@@ -111,7 +117,9 @@ static void reset_args(void) {
         free(arg_default_unit);
         free(arg_debug_shell);
         arg_default_unit = arg_debug_shell = NULL;
-        arg_systemd_stopped = arg_duplicate_mask = arg_no_shell_image = false;
+        arg_systemd_stopped = NULL;
+        arg_systemd_breaks = 0;
+        arg_duplicate_mask = arg_no_shell_image = false;
         arg_shell = arg_emergency = -1;
 }
 
@@ -140,8 +148,8 @@ static int add_unit_name(const char *key, const char *value, char ***list) {
         int r;
 
         if (arg_systemd_stopped) {
-                log_warning("Ignoring rd.%s=%s: an invalid unit name before it ended the rd.systemd.* parameters.",
-                            key, value ?: "");
+                log_warning("Ignoring rd.%s=%s: %s before it ended the rd.systemd.* parameters.",
+                            key, value ?: "", arg_systemd_stopped);
                 return 0;
         }
         if (!value) {
@@ -155,7 +163,7 @@ static int add_unit_name(const char *key, const char *value, char ***list) {
                 /* Like systemd 252, whose parser gives up here: later rd.systemd.* words are not used. */
                 log_warning("Ignoring rd.%s=%s: not a valid unit name; ignoring the rd.systemd.* parameters after it, as systemd does.",
                             key, value);
-                arg_systemd_stopped = true;
+                arg_systemd_stopped = "an invalid unit name";
                 return 0;
         }
         if (!streq(n, value))
@@ -184,6 +192,58 @@ static int parse_break(const char *value) {
         return strv_extend(&arg_breaks, name) < 0 ? log_oom() : 0;
 }
 
+/* "rd.break=pre-mount rd.break=pre-pivot": foyer's breakpoints at about the points of those in mask. */
+static char *nearest_rd_breaks(unsigned mask) {
+        _cleanup_free_ char *s = strdup("");
+
+        for (int b = 0; s && b < _SYSTEMD_BREAK_MAX; b++)
+                if (mask & (1U << b) && strextend_with_separator(&s, " ", systemd_break_nearest(b)) < 0)
+                        return NULL;
+        return TAKE_PTR(s);
+}
+
+/* rd.systemd.break[=LIST]: systemd 258's breakpoints, read as its generator reads them; what they
+ * pull in is added in run(). Images of an older systemd have neither the parameter nor the units:
+ * logged, with foyer's rd.break= that stops at about the same point. */
+static int parse_systemd_break(const char *value) {
+        _cleanup_free_ char *shown = NULL, *nearest = NULL;
+        unsigned mask = 0, version = systemd_version();
+        int r;
+
+        /* The value reaches the log only as printable text; no part of it reaches a unit. */
+        shown = value ? string_escape_unprintable(value, 0) : NULL;
+        if (value && !shown)
+                return log_oom();
+        if (version >= SYSTEMD_BREAK_SINCE && arg_systemd_stopped) {
+                log_warning("Ignoring rd.systemd.break%s%s: %s before it ended the rd.systemd.* parameters.",
+                            value ? "=" : "", strempty(shown), arg_systemd_stopped);
+                return 0;
+        }
+        r = systemd_break_parse(value, &mask);
+        if (r == -ENOMEM)
+                return log_oom();
+        if (version < SYSTEMD_BREAK_SINCE) {
+                nearest = r >= 0 ? nearest_rd_breaks(mask) : strdup("");
+                if (!nearest)
+                        return log_oom();
+                log_warning("Ignoring rd.systemd.break%s%s: the image's systemd %u has no breakpoints (systemd %u and later do). %s%s%s",
+                            value ? "=" : "", strempty(shown), version, SYSTEMD_BREAK_SINCE,
+                            isempty(nearest) ? "foyer's rd.break=POINT stops the boot with a shell instead." : "foyer's ",
+                            nearest,
+                            isempty(nearest) ? "" : strchr(nearest, ' ') ? " stop at about the same points." : " stops at about the same point.");
+                return 0;
+        }
+        if (r < 0) {
+                /* 258's generator fails on the whole value and its parser stops there. */
+                log_warning("Ignoring rd.systemd.break=%s: it ends in a backslash; ignoring the rd.systemd.* parameters after it, as systemd does.",
+                            shown);
+                arg_systemd_stopped = "a rd.systemd.break= ending in a backslash";
+                return 0;
+        }
+        arg_systemd_breaks |= mask;
+        return 0;
+}
+
 static int parse_cmdline_item(const char *key, const char *value, void *data) {
         int r;
 
@@ -196,7 +256,8 @@ static int parse_cmdline_item(const char *key, const char *value, void *data) {
                 const char *tty = NULL;
 
                 if (arg_systemd_stopped) {
-                        log_warning("Ignoring rd.%s: an invalid unit name before it ended the rd.systemd.* parameters.", key);
+                        log_warning("Ignoring rd.%s: %s before it ended the rd.systemd.* parameters.",
+                                    key, arg_systemd_stopped);
                         return 0;
                 }
                 /* The TTY goes into the drop-in's Description= and TTYPath= lines. */
@@ -225,6 +286,8 @@ static int parse_cmdline_item(const char *key, const char *value, void *data) {
                 }
                 return free_and_strdup(&arg_default_unit, value) < 0 ? log_oom() : 0;
         }
+        if (streq(key, "systemd.break"))
+                return parse_systemd_break(value);
         if (streq(key, "break"))
                 return parse_break(value);
         if (streq(key, "shell")) {
@@ -367,8 +430,19 @@ static int add_breakpoints(const char *dir) {
 
 /* Without shells, a failure runs rd.emergency='s action where emergency.service (and
  * rescue.service) would start sulogin; emergency.target stays, so what it pulls in before
- * emergency.service (the failure report) still prints. The debug shell and the breakpoints are
- * masked, so rd.systemd.wants= cannot start them either. */
+ * emergency.service (the failure report) still prints. The debug shell and the breakpoints (foyer's,
+ * and systemd's units from 258 on) are masked, so rd.systemd.wants= cannot start them either. */
+static int add_mask_once(const char *dir, const char *unit) {
+        int r;
+
+        if (strv_contains(arg_mask, unit))
+                return 0;
+        r = unit_file_add_mask(dir, unit);
+        if (r < 0)
+                return log_error_errno(r, "Failed to mask %s: %m", unit);
+        return 0;
+}
+
 static int add_no_shell(const char *dir) {
         EmergencyAction a = arg_emergency >= 0 ? (EmergencyAction) arg_emergency : EMERGENCY_HALT;
         const char *why = arg_no_shell_image ? "the image was built with --no-shell" : "rd.shell=0";
@@ -378,11 +452,14 @@ static int add_no_shell(const char *dir) {
         static const char *const shells[] = { "emergency.service", "rescue.service" };
 
         for (size_t i = 0; i < ELEMENTSOF(masked); i++) {
-                if (strv_contains(arg_mask, masked[i]))
-                        continue;
-                r = unit_file_add_mask(dir, masked[i]);
+                r = add_mask_once(dir, masked[i]);
                 if (r < 0)
-                        return log_error_errno(r, "Failed to mask %s: %m", masked[i]);
+                        return r;
+        }
+        for (int b = 0; systemd_version() >= SYSTEMD_BREAK_SINCE && b < _SYSTEMD_BREAK_MAX; b++) {
+                r = add_mask_once(dir, systemd_break_unit(b));
+                if (r < 0)
+                        return r;
         }
         for (size_t i = 0; i < ELEMENTSOF(shells); i++) {
                 r = unit_file_write_dropinf(dir, shells[i], 50, "no-shell",
@@ -417,6 +494,21 @@ static void check_no_shell_image(void) {
                 log_warning("Ignoring rd.systemd.debug_shell: this image was built with --no-shell.");
         if (!strv_isempty(arg_breaks))
                 log_warning("Ignoring rd.break: this image was built with --no-shell.");
+        if (arg_systemd_breaks)
+                log_warning("Ignoring rd.systemd.break: this image was built with --no-shell.");
+}
+
+/* The units of rd.systemd.break=, as 258's generator adds them: start jobs, like rd.systemd.wants=. */
+static int add_systemd_breaks(void) {
+        for (int b = 0; b < _SYSTEMD_BREAK_MAX; b++) {
+                const char *unit = systemd_break_unit(b);
+
+                if (!(arg_systemd_breaks & (1U << b)) || strv_contains(arg_wants, unit))
+                        continue;
+                if (strv_extend(&arg_wants, unit) < 0)
+                        return log_oom();
+        }
+        return 0;
 }
 
 static int run(const char *dest, const char *dest_early, const char *dest_late) {
@@ -438,11 +530,16 @@ static int run(const char *dest, const char *dest_early, const char *dest_late) 
                                 return log_oom();
                         add_debug_shell_dropin(dest_early);
                 }
+                r = add_systemd_breaks();
+                if (r < 0)
+                        return r;
         } else {
                 if (!arg_no_shell_image && arg_debug_shell)
                         log_warning("Ignoring rd.systemd.debug_shell: rd.shell=0 turns every shell off.");
                 if (!arg_no_shell_image && !strv_isempty(arg_breaks))
                         log_warning("Ignoring rd.break: rd.shell=0 turns every shell off.");
+                if (!arg_no_shell_image && arg_systemd_breaks)
+                        log_warning("Ignoring rd.systemd.break: rd.shell=0 turns every shell off.");
                 arg_breaks = strv_free(arg_breaks);
         }
 

@@ -4,7 +4,11 @@
  * foyer-debug-generator may start: systemd's debug-shell.service (rd.systemd.debug_shell,
  * run with /bin/sh by units/debug-shell.service.d) and the breakpoint shell of
  * units/foyer-break@.service.in (rd.break=). The generator's drop-in tells the breakpoint shell where the
- * boot stopped (FOYER_BREAK, FOYER_BREAK_WHERE, FOYER_BREAK_NEXT); it says so before the prompt.
+ * boot stopped (FOYER_BREAK, FOYER_BREAK_WHERE, FOYER_BREAK_NEXT); it says so before the prompt. From
+ * systemd 258 on the tree also ships its own breakpoint units, which the generator pulls in for
+ * rd.systemd.break= (generators/systemd-break.c); they come from the tree as they are, and foyer's
+ * drop-ins (units/breakpoint-pre-mount.service.d/10-foyer.conf and links to it) run /bin/sh in them
+ * instead of bash.
  *
  * foyer build --no-shell is for machines where the console must not mean root: the image holds no
  * shell at all (so neither rdinit=/bin/sh nor systemd.crash_shell nor a pager's "!" finds one), no
@@ -32,6 +36,14 @@ static const Item shell_binaries[] = {
 static const char *const shells[] = {
         "/usr/bin/sh", "/usr/bin/dash", "/usr/bin/bash", "/usr/bin/rbash", "/usr/bin/busybox",
         "/usr/sbin/sulogin", "/usr/lib/systemd/systemd-sulogin-shell",
+};
+
+/* systemd's breakpoint units (258 and later): an older tree has none, and needs none. */
+static const Item systemd_breakpoints[] = {
+        { UNITDIR "/breakpoint-pre-udev.service",        NEED_OPTIONAL, "rd.systemd.break=pre-udev" },
+        { UNITDIR "/breakpoint-pre-basic.service",       NEED_OPTIONAL, "rd.systemd.break=pre-basic" },
+        { UNITDIR "/breakpoint-pre-mount.service",       NEED_OPTIONAL, "rd.systemd.break=pre-mount" },
+        { UNITDIR "/breakpoint-pre-switch-root.service", NEED_OPTIONAL, "rd.systemd.break=pre-switch-root" },
 };
 
 static const char break_shell[] =
@@ -83,6 +95,9 @@ int plan_shell(Manifest *m, const BuildConfig *c) {
                 return 0;
 
         r = plan_add_item(m, UNITDIR "/debug-shell.service", NEED_REQUIRED, "rd.systemd.debug_shell");
+        if (r < 0)
+                return r;
+        r = plan_add_items(m, systemd_breakpoints, ELEMENTSOF(systemd_breakpoints));
         if (r < 0)
                 return r;
         return plan_add_text(m, FOYER_BREAK_SHELL_PATH, 0755, break_shell, "rd.break= (foyer-break@.service)");
