@@ -209,7 +209,7 @@ static bool fields_are_safe(const char *key, const char *value, char *const *f, 
                         _cleanup_free_ char *e = cescape(value);
 
                         log_warning("Ignoring %s=%s: a field contains a control character or ends in a backslash.",
-                                    key, strna(e));
+                                    key, string_is_printable(value) ? value : strna(e));
                         return false;
                 }
         return true;
@@ -241,7 +241,8 @@ int extra_parse_cmdline_item(const char *key, const char *value) {
         if (r < (swap ? 1 : 2)) {
                 _cleanup_free_ char *e = cescape(value);
 
-                log_warning("Failed to parse %s= option, ignoring: %s", key, strna(e));
+                log_warning("Failed to parse %s= option, ignoring: %s", key,
+                            string_is_printable(value) ? value : strna(e));
                 free_fields(g, 4);
                 return 1;
         }
