@@ -177,6 +177,9 @@ static int split_fields(const char *value, char **fields, size_t n) {
         return count;
 }
 
+/* Appends an entry from the fields what, where, fstype, options (empty fstype and options mean the
+ * defaults, "auto" and "defaults"; a swap has no where). Takes the four strings on success; on -ENOMEM
+ * they are still the caller's. */
 static int add_extra(bool for_initrd, char *f[4]) {
         ExtraMount *a;
         bool swap;
