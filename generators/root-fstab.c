@@ -583,6 +583,11 @@ int parse_fstab_file(const char *path, const char *source, const char *dest, Fst
         }
 
         while (mnt_table_next_fs(tb, it, &fs) == 0) {
+                /* A credential's entries name their own file (source is the directory's name). */
+                if (!streq(path, source) &&
+                    !entry_fields_are_safe(path, (const char *const[]) { mnt_fs_get_source(fs), mnt_fs_get_target(fs),
+                                                                         mnt_fs_get_fstype(fs), mnt_fs_get_options(fs) }))
+                        continue;
                 r = fstab_add_entry(source, dest, mnt_fs_get_source(fs), mnt_fs_get_target(fs),
                                     mnt_fs_get_fstype(fs), mnt_fs_get_options(fs), mnt_fs_get_passno(fs),
                                     mode, swap_enabled, sysroot_check);
