@@ -398,43 +398,44 @@ static int fstab_parser_error(struct libmnt_table *tb, const char *filename, int
         return 1; /* recoverable: skip the line */
 }
 
-static bool entry_fields_are_safe(const char *fstab, struct libmnt_fs *fs) {
-        const char *fields[] = { mnt_fs_get_source(fs), mnt_fs_get_target(fs), mnt_fs_get_fstype(fs),
-                                 mnt_fs_get_options(fs) };
+static bool entry_fields_are_safe(const char *source, const char *const fields[4]) {
         static const char *const names[] = { "device", "mount point", "type", "options" };
 
-        for (size_t i = 0; i < ELEMENTSOF(fields); i++)
+        for (size_t i = 0; i < 4; i++)
                 if (fields[i] && !unit_value_is_safe(fields[i])) {
                         _cleanup_free_ char *e = cescape(fields[i]);
 
                         log_warning("%s: the %s field \"%s\" contains a control character or ends in a backslash, ignoring the entry.",
-                                    fstab, names[i], strna(e));
+                                    source, names[i], strna(e));
                         return false;
                 }
         return true;
 }
 
-static int handle_entry(const char *fstab, const char *dest, struct libmnt_fs *fs, bool sysroot,
-                        bool swap_enabled, bool sysroot_check) {
-        _cleanup_free_ char *what = NULL, *where = NULL, *canonical = NULL, *usr_opts = NULL;
-        const char *source = mnt_fs_get_source(fs), *target = mnt_fs_get_target(fs);
-        const char *fstype = mnt_fs_get_fstype(fs), *opts = mnt_fs_get_options(fs) ?: "";
+int fstab_add_entry(const char *source, const char *dest, const char *spec, const char *target,
+                    const char *fstype, const char *opts, int passno, FstabEntryMode mode,
+                    bool swap_enabled, bool sysroot_check) {
+        _cleanup_free_ char *what = NULL, *where = NULL, *canonical = NULL, *usr_opts = NULL, *bind_what = NULL;
+        bool sysroot = mode & FSTAB_ENTRY_SYSROOT, extra = mode & FSTAB_ENTRY_EXTRA;
         MountFlags flags = 0;
         int r;
 
-        assert(fstab);
+        assert(source);
         assert(dest);
-        assert(fs);
 
-        if (!source || !target)
+        opts = opts ?: "";
+        if (!spec || (!target && !streq_ptr(fstype, "swap")))
                 return 0;
-        if (sysroot && !mount_options_test(opts, "x-initrd.mount\0") && !streq(target, "/usr"))
+        /* The host's entries the initrd mounts: x-initrd.mount and /usr, and / for the extra entries of
+         * the command line and the credential (254's accept_root). */
+        if (sysroot && !mount_options_test(opts, "x-initrd.mount\0") && !streq_ptr(target, "/usr") &&
+            !(extra && streq_ptr(target, "/")))
                 return 0;
-        /* libmount has unescaped \012 and friends: no field may add lines to the unit. */
-        if (!entry_fields_are_safe(fstab, fs))
+        /* libmount has unescaped \012 and friends, the command line's \n: no field may add lines to the unit. */
+        if (!entry_fields_are_safe(source, (const char *const[]) { spec, target, fstype, opts }))
                 return 0;
 
-        if (devspec_to_node(source, DEVSPEC_NO_ID, &what) < 0)
+        if (devspec_to_node(spec, DEVSPEC_NO_ID, &what) < 0)
                 return log_oom();
         if (sys_is_read_only()) {
                 if (streq(what, "sysfs")) {
@@ -444,25 +445,6 @@ static int handle_entry(const char *fstab, const char *dest, struct libmnt_fs *f
                 if (is_device_path(what)) {
                         log_info("Running in a container, ignoring fstab device entry for %s.", what);
                         return 0;
-                }
-        }
-
-        where = strdup(target);
-        if (!where)
-                return log_oom();
-        if (strchr(where, '/')) {
-                path_simplify(where);
-                if (!path_is_safe(where)) {
-                        log_warning("%s: mount point %s contains \"..\", ignoring.", fstab, where);
-                        return 0;
-                }
-                r = chase_below_root(where, sysroot ? "/sysroot" : NULL, &canonical);
-                if (r < 0) {
-                        log_debug_errno(r, "Failed to read symlink target for %s, using as-is: %m", where);
-                        canonical = NULL;
-                } else if (streq(canonical, where)) {
-                        free(canonical);
-                        canonical = NULL;
                 }
         }
 
@@ -476,7 +458,49 @@ static int handle_entry(const char *fstab, const char *dest, struct libmnt_fs *f
                 flags |= MOUNT_GROWFS;
 
         if (streq_ptr(fstype, "swap"))
-                return add_swap(fstab, dest, what, opts, flags, swap_enabled, sysroot_check);
+                return add_swap(source, dest, what, opts, flags, swap_enabled, sysroot_check);
+
+        /* An extra entry's passno is that of root=: fsck for a device. */
+        if (passno < 0)
+                passno = is_device_path(what);
+        if (extra && !strchr(target, '/')) {
+                log_warning("Mount point %s is not a valid path, ignoring.", target);
+                return 0;
+        }
+
+        where = strdup(target);
+        if (!where)
+                return log_oom();
+        if (strchr(where, '/')) {
+                path_simplify(where);
+                if (!path_is_safe(where)) {
+                        log_warning("%s: mount point %s contains \"..\", ignoring.", source, where);
+                        return 0;
+                }
+                r = chase_below_root(where, sysroot ? "/sysroot" : NULL, &canonical);
+                if (r < 0) {
+                        log_debug_errno(r, "Failed to read symlink target for %s, using as-is: %m", where);
+                        canonical = NULL;
+                } else if (streq(canonical, where)) {
+                        free(canonical);
+                        canonical = NULL;
+                }
+        }
+
+        /* From 254 on the source of a bind mount of the host's is under /sysroot as well. */
+        if (sysroot && systemd_version() >= 254 &&
+            (mount_options_test(opts, "bind\0rbind\0") || streq_ptr(fstype, "bind") || streq_ptr(fstype, "rbind")) &&
+            what[0] == '/') {
+                r = chase_below_root(what, "/sysroot", &bind_what);
+                if (r < 0 || !bind_what) {
+                        free(bind_what);
+                        bind_what = strjoin("/sysroot", what);
+                        if (!bind_what)
+                                return log_oom();
+                }
+                free(what);
+                what = TAKE_PTR(bind_what);
+        }
 
         if (mount_options_test(opts, "x-systemd.rw-only\0"))
                 flags |= MOUNT_RW_ONLY;
@@ -486,10 +510,14 @@ static int handle_entry(const char *fstab, const char *dest, struct libmnt_fs *f
         const char *target_unit = sysroot ? "initrd-fs.target" :
                                   (mount_options_test(opts, "_netdev\0") || (fstype && fstype_is_network(fstype))) ?
                                   "remote-fs.target" : "local-fs.target";
-
+        const char *mounted = canonical ?: where;
         /* 257 mounts the root's /usr on /sysusr/usr first (for initrd-usr-fs.target, as with mount.usr=)
-         * and binds it into /sysroot/usr; 252 mounts it on /sysroot/usr directly. */
-        if (sysroot && systemd_version() >= 257 && in_initrd() && path_equal(canonical ?: where, "/sysroot/usr")) {
+         * and binds it into /sysroot/usr; 252 mounts it on /sysroot/usr directly. An extra entry for /
+         * (254) is the root file system: initrd-root-fs.target, as root=. */
+        bool is_usr = (sysroot || extra) && systemd_version() >= 257 && in_initrd() && path_equal(mounted, "/sysroot/usr");
+        bool is_root = extra && in_initrd() && path_equal(mounted, "/sysroot");
+
+        if (is_usr || is_root) {
                 /* A mount the initrd needs: noauto, nofail and x-systemd.automount do not apply. */
                 if (flags & (MOUNT_NOAUTO | MOUNT_NOFAIL | MOUNT_AUTOMOUNT)) {
                         if (mount_options_filter(opts, "noauto\0nofail\0x-systemd.automount\0", NULL, NULL,
@@ -498,39 +526,47 @@ static int handle_entry(const char *fstab, const char *dest, struct libmnt_fs *f
                         opts = usr_opts;
                         flags &= ~(MOUNT_NOAUTO | MOUNT_NOFAIL | MOUNT_AUTOMOUNT);
                 }
-                r = add_mount(fstab, dest, what, "/sysusr/usr", NULL, fstype, opts, mnt_fs_get_passno(fs), flags,
+        }
+        if (is_usr) {
+                r = add_mount(source, dest, what, "/sysusr/usr", NULL, fstype, opts, passno, flags,
                               "initrd-usr-fs.target", sysroot_check);
                 if (r == 0)
-                        r = add_mount(fstab, dest, "/sysusr/usr", "/sysroot/usr", NULL, NULL, "bind", 0, 0,
+                        r = add_mount(source, dest, "/sysusr/usr", "/sysroot/usr", NULL, NULL, "bind", 0, 0,
                                       "initrd-fs.target", sysroot_check);
                 return r == -EBADMSG ? 0 : r;
         }
+        if (is_root) {
+                target_unit = "initrd-root-fs.target";
+                if (is_device_path(what) && !sysroot_check &&
+                    (r = generator_write_initrd_root_device_deps(dest, what)) < 0)
+                        return r;
+        }
 
-        r = add_mount(fstab, dest, what, canonical ?: where, canonical ? where : NULL, fstype, opts,
-                      mnt_fs_get_passno(fs), flags, target_unit, sysroot_check);
+        r = add_mount(source, dest, what, mounted, canonical ? where : NULL, fstype, opts,
+                      passno, flags, target_unit, sysroot_check);
         /* A value refused by write_escaped() (logged): the entry is skipped like a malformed one. */
         return r == -EBADMSG ? 0 : r;
 }
 
-int parse_fstab(const char *dest, bool sysroot, bool swap_enabled, bool sysroot_check) {
+int parse_fstab_file(const char *path, const char *source, const char *dest, FstabEntryMode mode,
+                     bool swap_enabled, bool sysroot_check) {
         _cleanup_(mnt_unref_tablep) struct libmnt_table *tb = NULL;
         _cleanup_(mnt_free_iterp) struct libmnt_iter *it = NULL;
         _cleanup_fclose_ FILE *f = NULL;
-        const char *fstab;
         struct libmnt_fs *fs;
         int r, ret = 0;
 
+        assert(path);
+        assert(source);
         assert(dest);
 
-        fstab = sysroot ? (getenv("SYSTEMD_SYSROOT_FSTAB") ?: "/sysroot/etc/fstab") :
-                          (secure_getenv("SYSTEMD_FSTAB") ?: "/etc/fstab");
-        log_debug("Parsing %s...", fstab);
+        log_debug("Parsing %s...", path);
 
-        f = fopen(fstab, "re");
+        f = fopen(path, "re");
         if (!f) {
                 if (errno == ENOENT)
                         return 0;
-                log_warning_errno(errno, "Failed to open %s, ignoring: %m", fstab);
+                log_warning_errno(errno, "Failed to open %s, ignoring: %m", path);
                 return 0;
         }
 
@@ -540,17 +576,31 @@ int parse_fstab(const char *dest, bool sysroot, bool swap_enabled, bool sysroot_
                 return log_oom();
         mnt_table_set_parser_errcb(tb, fstab_parser_error);
         /* A stream, so that character devices such as /dev/null work too. */
-        r = mnt_table_parse_stream(tb, f, fstab);
+        r = mnt_table_parse_stream(tb, f, path);
         if (r < 0) {
-                log_warning_errno(r, "Failed to parse %s, ignoring: %m", fstab);
+                log_warning_errno(r, "Failed to parse %s, ignoring: %m", path);
                 return 0;
         }
 
         while (mnt_table_next_fs(tb, it, &fs) == 0) {
-                r = handle_entry(fstab, dest, fs, sysroot, swap_enabled, sysroot_check);
+                /* A credential's entries name their own file (source is the directory's name). */
+                if (!streq(path, source) &&
+                    !entry_fields_are_safe(path, (const char *const[]) { mnt_fs_get_source(fs), mnt_fs_get_target(fs),
+                                                                         mnt_fs_get_fstype(fs), mnt_fs_get_options(fs) }))
+                        continue;
+                r = fstab_add_entry(source, dest, mnt_fs_get_source(fs), mnt_fs_get_target(fs),
+                                    mnt_fs_get_fstype(fs), mnt_fs_get_options(fs), mnt_fs_get_passno(fs),
+                                    mode, swap_enabled, sysroot_check);
                 if (sysroot_check && r > 0)
                         return 1;
                 RET_GATHER(ret, r);
         }
         return ret;
+}
+
+int parse_fstab(const char *dest, bool sysroot, bool swap_enabled, bool sysroot_check) {
+        const char *fstab = sysroot ? (getenv("SYSTEMD_SYSROOT_FSTAB") ?: "/sysroot/etc/fstab") :
+                                      (secure_getenv("SYSTEMD_FSTAB") ?: "/etc/fstab");
+
+        return parse_fstab_file(fstab, fstab, dest, sysroot ? FSTAB_ENTRY_SYSROOT : 0, swap_enabled, sysroot_check);
 }

@@ -22,6 +22,23 @@ int add_mount(const char *source, const char *dest, const char *what, const char
               const char *original_where, const char *fstype, const char *opts, int passno,
               MountFlags flags, const char *target_unit, bool sysroot_check);
 
+/* Where an entry comes from, for fstab_add_entry(). */
+typedef enum FstabEntryMode {
+        FSTAB_ENTRY_SYSROOT = 1 << 0, /* the host's: mounted below /sysroot, only x-initrd.mount, /usr (and /) */
+        FSTAB_ENTRY_EXTRA = 1 << 1,   /* systemd.mount-extra= or the fstab.extra credentials (254's accept_root) */
+} FstabEntryMode;
+
+/* One entry (spec, target, fstype, opts; passno < 0: 1 for a device, as root=) from source ("/etc/fstab",
+ * "/proc/cmdline", "/run/credentials"): its .mount or .swap unit and links. A field with a control character
+ * is logged and the entry skipped. Returns as parse_fstab(). */
+int fstab_add_entry(const char *source, const char *dest, const char *spec, const char *target,
+                    const char *fstype, const char *opts, int passno, FstabEntryMode mode,
+                    bool swap_enabled, bool sysroot_check);
+
+/* Parses the fstab at path, its units naming source as SourcePath=, each entry as fstab_add_entry() with mode. */
+int parse_fstab_file(const char *path, const char *source, const char *dest, FstabEntryMode mode,
+                     bool swap_enabled, bool sysroot_check);
+
 /* Parses the initrd's own fstab ($SYSTEMD_FSTAB or /etc/fstab; sysroot = false) or the host's
  * ($SYSTEMD_SYSROOT_FSTAB or /sysroot/etc/fstab; sysroot = true, only x-initrd.mount and /usr
  * entries). Bad lines are logged with file:line and skipped. Returns 1 in check mode when an entry

@@ -16,6 +16,7 @@
 #include "mount-options.h"
 #include "parse-util.h"
 #include "process-util.h"
+#include "root-extra.h"
 #include "root-fstab.h"
 #include "root-form.h"
 #include "strv.h"
@@ -49,6 +50,7 @@ static void reset_args(void) {
         arg_root_rw = -1;
         arg_fstab_enabled = arg_swap_enabled = true;
         arg_volatile_mode = VOLATILE_NO;
+        extra_reset();
 }
 
 /* One warning for values that would be unsafe to copy into a unit file, or that look mistyped.
@@ -91,6 +93,9 @@ static int append_string(const char *key, const char *value, char **arg) {
 static int parse_cmdline_item(const char *key, const char *value, void *data) {
         int r;
 
+        r = extra_parse_cmdline_item(key, value);
+        if (r != 0)
+                return r < 0 ? r : 0;
         /* root=, rootfstype= and the usr counterparts: last one wins; rootflags= and mount.usrflags=
          * accumulate. */
         if (streq(key, "fstab") || streq(key, "rd.fstab")) {
@@ -441,6 +446,7 @@ static int run(const char *dest, const char *dest_early, const char *dest_late) 
                 RET_GATHER(r, parse_fstab(dest, false, arg_swap_enabled, false));
                 RET_GATHER(r, parse_fstab(dest, true, arg_swap_enabled, false));
         }
+        RET_GATHER(r, extra_add_mounts(dest, arg_swap_enabled));
         return r < 0 ? r : 0;
 }
 

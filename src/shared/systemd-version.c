@@ -92,6 +92,13 @@ static void load_profile(void) {
         }
 }
 
+void systemd_version_forget(void) {
+        free(profile.libexec_dir);
+        free(profile.cryptsetup);
+        profile.libexec_dir = profile.cryptsetup = NULL;
+        profile.loaded = 0;
+}
+
 unsigned systemd_version(void) {
         load_profile();
         return profile.version;

@@ -7,6 +7,10 @@
  * older foyer, or a generator run by hand) the values are those of systemd 252 as foyer was built
  * for it (meson's rootlibexecdir). $FOYER_SYSTEMD_VERSION_FILE names another file (for tests). */
 
+/* Forgets what was read, so that the next call reads the file again (the generators' fuzz harness runs
+ * one input as 252 and the next as 257, in one process). */
+void systemd_version_forget(void);
+
 /* The version number, e.g. 252 or 257. */
 unsigned systemd_version(void);
 

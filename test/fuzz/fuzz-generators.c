@@ -4,7 +4,10 @@
  *
  * The input is split at NUL bytes into the kernel command line ($SYSTEMD_PROC_CMDLINE), the initrd's
  * crypttab ($SYSTEMD_CRYPTTAB), the initrd's fstab ($SYSTEMD_FSTAB), the host's fstab
- * ($SYSTEMD_SYSROOT_FSTAB) and the EFI options ($SYSTEMD_EFI_OPTIONS); missing parts are empty. Each
+ * ($SYSTEMD_SYSROOT_FSTAB) and the EFI options ($SYSTEMD_EFI_OPTIONS); missing parts are empty. The two
+ * fstabs are also the credentials fstab.extra.initrd and fstab.extra ($CREDENTIALS_DIRECTORY). An input of
+ * even size runs as systemd 252, one of odd size as 257 (a version file; 257 knows
+ * systemd.mount-extra=, systemd.swap-extra= and those credentials, 252 does not). Each
  * generator runs with SYSTEMD_IN_INITRD=1 into PARENT/a/b/{normal,early,late} of a fresh temporary
  * directory PARENT (deep, so that a "../.." escape still lands in PARENT and is seen). Then:
  *   - PARENT holds nothing but a, a/b and the three output directories with what is below them;
@@ -31,6 +34,7 @@
 #include "fuzz.h"
 #include "macro.h"
 #include "strv.h"
+#include "systemd-version.h"
 
 int fuzz_generator_main_root(int argc, char *argv[]);
 int fuzz_generator_main_crypt(int argc, char *argv[]);
@@ -347,6 +351,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                         setenv(vars[i], part, 1);
                 if (p < in + size)
                         p += strlen(p) + 1;
+        }
+        /* The fstabs as credentials, and the version. */
+        {
+                _cleanup_free_ char *creds = strjoin(tmp, "/creds"), *initrd_fstab = NULL, *host_fstab = NULL,
+                                    *a = NULL, *b = NULL, *version = NULL;
+
+                if (!creds || mkdir_p(creds, 0755) < 0 ||
+                    read_full_file(getenv("SYSTEMD_FSTAB"), &initrd_fstab, NULL) < 0 ||
+                    read_full_file(getenv("SYSTEMD_SYSROOT_FSTAB"), &host_fstab, NULL) < 0 ||
+                    write_part(creds, "fstab.extra.initrd", initrd_fstab, &a) < 0 ||
+                    write_part(creds, "fstab.extra", host_fstab, &b) < 0 ||
+                    write_part(tmp, "systemd-version", size % 2 ? "VERSION=257\nLIBEXECDIR=/usr/lib/systemd\n" :
+                                                                  "VERSION=252\n", &version) < 0)
+                        abort();
+                setenv("CREDENTIALS_DIRECTORY", creds, 1);
+                setenv("FOYER_SYSTEMD_VERSION_FILE", version, 1);
+                systemd_version_forget();
         }
         setenv("SYSTEMD_IN_INITRD", "1", 1);
         setenv("RUNTIME_DIRECTORY", runtime, 1);

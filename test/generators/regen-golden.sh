@@ -21,6 +21,9 @@
 #   network/   foyer-network-generator: foyer's own (--ssh-unlock)
 #   root-forms/ foyer-root-generator: root= and mount.usr= forms per recorded systemd version (no
 #              reference binary of 258 or later here; docs/kernel-command-line.md says what each writes)
+#   root-extra/ foyer-root-generator: systemd.mount-extra=, systemd.swap-extra= and the fstab.extra
+#              credentials per recorded systemd version (the 257 trees equal Debian 13's generator's on
+#              the same command lines: differential-257 runs root/85-90)
 #   gpt-auto/  foyer-gpt-auto-generator, with gpt-auto.sh's fake firmware (systemd's reads the real
 #              firmware; diff-gpt-auto compares the two in a faked EFI chroot instead)
 # GENERATOR_DIR holds foyer's generators (the build tree's generators/). Trees written by foyer's
@@ -71,7 +74,7 @@ generator_for() {
                 md) echo "$gendir/foyer-md-generator" ;;
                 vconsole) echo "$gendir/foyer-vconsole-generator" ;;
                 network) echo "$gendir/foyer-network-generator" ;;
-                root-forms) echo "$gendir/foyer-root-generator" ;;
+                root-forms | root-extra) echo "$gendir/foyer-root-generator" ;;
                 systemd-break) echo "$gendir/foyer-debug-generator" ;;
         esac
 }
@@ -93,7 +96,7 @@ for src in "$@"; do
                         need "$gendir/foyer-gpt-auto-generator" "build foyer first"
                         "$here/gpt-auto.sh" regen "$gendir/foyer-gpt-auto-generator" "$casedir"
                         continue ;;
-                root | crypt | debug | lvm | driver | md | vconsole | network | root-forms | systemd-break) ;;
+                root | crypt | debug | lvm | driver | md | vconsole | network | root-forms | root-extra | systemd-break) ;;
                 *) echo "regen-golden: no reference is known for $src" >&2; exit 1 ;;
         esac
         known=$(known_differences "$(diff_table "$casedir")")
