@@ -77,6 +77,10 @@ VERITY_USR_DATA_PARTUUID=76657269-7479-4000-8000-000000000012
 VERITY_USR_HASH_PARTUUID=76657269-7479-4000-8000-000000000013
 VERITY_USR_ROOT_FS_UUID=76657269-7479-4000-8000-000000000014
 VERITY_USR_FS_UUID=76657269-7479-4000-8000-000000000015
+# verity-root-uki: an ESP (for the UKI, mkuki.sh), the verity root and its hash tree, whose partition
+# UUIDs are not fixed but derived from the root hash as systemd-repart makes them (the first 128 bits
+# name the data partition, the last 128 the hash partition), so that roothash= alone finds them.
+VERITY_UKI_ESP_PARTUUID=76657269-7479-4000-8000-000000000021
 
 # shellcheck source=SCRIPTDIR/../lib/cache.sh
 source "$(dirname "$(realpath "$0")")/../lib/cache.sh"
@@ -708,6 +712,32 @@ EOF
         dd if="$work/data.img" of="$work/1.img" bs=1M seek=65 conv=notrunc,sparse status=none
         dd if="$work/hash.img" of="$work/1.img" bs=1M seek=321 conv=notrunc,sparse status=none
         rm "$work/root.img" "$work/data.img" "$work/hash.img"
+        ;;
+verity-root-uki)        # ESP + the verity root and its hash tree, found by the UUIDs derived from the hash
+        stage "/dev/mapper/root / ext4 ro 0 0"
+        verity_format "$work/stage" foyer-verity-root "$VERITY_FS_UUID" 320M
+        # The hash does not depend on the partition UUIDs, so they are set after it is known: the
+        # first 16 bytes of the hash in UUID form for the data, the last 16 for the hash tree.
+        h=$(cat "$work/roothash")
+        t=${h: -32}
+        data_uuid=${h:0:8}-${h:8:4}-${h:12:4}-${h:16:4}-${h:20:12}
+        hash_uuid=${t:0:8}-${t:8:4}-${t:12:4}-${t:16:4}-${t:20:12}
+        truncate -s 400M "$work/1.img"
+        sfdisk -q --label gpt "$work/1.img" <<EOF
+label: gpt
+label-id: $VERITY_DISK_UUID
+first-lba: 2048
+start=2048, size=131072, type=C12A7328-F81F-11D2-BA4B-00A0C93EC93B, uuid=$VERITY_UKI_ESP_PARTUUID, name=esp
+start=133120, size=655360, type=4F68BCE3-E8CD-4DB1-96E7-FBCAF984B709, uuid=$data_uuid, name=root
+start=788480, size=16384, type=2C7357ED-EBD2-46D9-AEC1-23D437EC2BF5, uuid=$hash_uuid, name=root-verity
+EOF
+        mkfs.vfat -F 32 -s 1 -n ESP -i 76657269 --offset 2048 "$work/1.img" $((131072 / 2)) >/dev/null 2>&1
+        mmd -i "$work/1.img@@1M" ::/EFI ::/EFI/BOOT
+        dd if="$work/data.img" of="$work/1.img" bs=1M seek=65 conv=notrunc,sparse status=none
+        dd if="$work/hash.img" of="$work/1.img" bs=1M seek=385 conv=notrunc,sparse status=none
+        rm "$work/data.img" "$work/hash.img"
+        sfdisk -d "$work/1.img" | grep -qi "uuid=$data_uuid" ||
+                { echo "mkdisk: the data partition did not get the UUID $data_uuid" >&2; exit 1; }
         ;;
 *)
         echo "mkdisk: unknown recipe '$recipe'" >&2
