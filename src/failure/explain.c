@@ -95,6 +95,23 @@ int explain_late_device(FILE *f, const MissingDevice *m, uint64_t appeared_usec,
         return fflush_and_check(f);
 }
 
+int explain_corrupted_device(FILE *f, const MissingDevice *m, const char *volume) {
+        _cleanup_free_ char *given = NULL, *path = NULL, *v = NULL;
+
+        assert(f);
+        assert(m);
+        assert(volume);
+
+        if (escape_spec(m, &given, &path) < 0 || !(v = string_escape_unprintable(volume, 0)))
+                return -ENOMEM;
+        fprintf(f, "The %s device is there, but its data is corrupted: %s (%s)\n", m->role, given, m->source);
+        fprintf(f, "  It is the dm-verity volume /dev/mapper/%s, whose blocks do not match the root hash (below):\n"
+                   "  its file system cannot be read, so the device never became ready for the mount. Waiting\n"
+                   "  longer will not help.\n", v);
+        print_details(f, m->unit);
+        return fflush_and_check(f);
+}
+
 /* The end of a unit's own log, already made printable (log_tail_parse()). */
 static void print_log(FILE *f, const char *unit, const char *who, char * const *log) {
         size_t n = strv_length(log);

@@ -30,6 +30,12 @@ int explain_missing_device(FILE *f, const MissingDevice *m, const BlockDevice *d
  * Returns 0 or the negative errno of a failed write. */
 int explain_late_device(FILE *f, const MissingDevice *m, uint64_t appeared_usec, const char *timeout);
 
+/* Writes the block for a device that is there but whose data dm-verity found corrupted (volume, its
+ * /dev/mapper name): udev cannot read its file system, so its device unit never becomes ready and the
+ * wait for it runs out, which would otherwise read as a device that came too late. Returns 0 or the
+ * negative errno of a failed write. */
+int explain_corrupted_device(FILE *f, const MissingDevice *m, const char *volume);
+
 /* Writes the block for one failed unit of the given kind; result (e.g. "exit-code") and what (the
  * device of a mount, of a file system check or of an unlock) may be NULL; log (may be NULL or empty)
  * is the end of the unit's own output, quoted in the block (fsck's verdict). Returns 0 or a negative

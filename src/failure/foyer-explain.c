@@ -8,6 +8,8 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "cmdline.h"
 #include "devspec.h"
@@ -33,6 +35,14 @@ static const Target targets[] = {
         { "/usr", "mount.usr", "sysusr-usr.mount" },
 };
 
+/* One data device dm-verity found corrupted blocks on, from the kernel's log. */
+typedef struct VerityError {
+        char *devnum;   /* the data device, as the kernel names it: "254:1" */
+        char *node;     /* its name in /dev ("vda1"), or NULL */
+        char *volume;   /* the verity volume on it (its /dev/mapper name), or NULL */
+        char *what;     /* what the kernel said: "data block 0 is corrupted" */
+} VerityError;
+
 /* What one run has found out; the device list is made only when a device is missing. */
 typedef struct Context {
         char **failed_units;    /* systemctl's list, without foyer-failure-report.service */
@@ -40,8 +50,41 @@ typedef struct Context {
         BlockDevice *devices;
         size_t n_devices;
         bool devices_listed;
+        VerityError *verity;    /* read from the kernel's log before anything is explained */
+        size_t n_verity;
         unsigned n_explained;
 } Context;
+
+static void verity_errors_free(VerityError *v, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                free(v[i].devnum);
+                free(v[i].node);
+                free(v[i].volume);
+                free(v[i].what);
+        }
+        free(v);
+}
+
+/* The verity volume with corrupted blocks that path is (the mapped device itself, not its data
+ * device): its name, owned by c, or NULL. */
+static const char *corrupted_volume_of(const Context *c, const char *path) {
+        _cleanup_free_ char *namefile = NULL, *name = NULL;
+        struct stat st;
+
+        if (c->n_verity == 0 || stat(path, &st) < 0 || !S_ISBLK(st.st_mode))
+                return NULL;
+        if (asprintf(&namefile, "%s/dev/block/%u:%u/dm/name", sysfs_dir(), major(st.st_rdev), minor(st.st_rdev)) < 0) {
+                namefile = NULL;
+                return NULL;
+        }
+        if (read_full_file(namefile, &name, NULL) < 0)
+                return NULL;
+        name[strcspn(name, "\n")] = 0;
+        for (size_t i = 0; i < c->n_verity; i++)
+                if (c->verity[i].volume && streq(c->verity[i].volume, name))
+                        return c->verity[i].volume;
+        return NULL;
+}
 
 static void list_devices_once(Context *c) {
         char *settle[] = { (char *) "udevadm", (char *) "settle", (char *) "--timeout=30", NULL };
@@ -109,9 +152,13 @@ static char *device_vanished(const char *path) {
 }
 
 /* A device that is present while nothing failed and its mount never ran: the wait for it ran out
- * before it came (a device timeout fails only jobs, no unit). Says so, with when it came. */
+ * before it came (a device timeout fails only jobs, no unit). Says so, with when it came; unless it
+ * is a verity volume the kernel found corrupted blocks on, which udev could not read, so that it was
+ * never ready: then that is what the block says. */
 static int explain_if_late(Context *c, const Target *t, const char *given, const char *source, const char *path) {
         _cleanup_free_ char *state = NULL, *unit = NULL, *since = NULL, *timeout = NULL;
+        MissingDevice m = { .role = t->role, .given = given, .source = source, .path = path, .unit = t->mount_unit };
+        const char *corrupted;
         uint64_t appeared = 0;
         int r;
 
@@ -120,6 +167,14 @@ static int explain_if_late(Context *c, const Target *t, const char *given, const
         if (unit_get_property(t->mount_unit, "ActiveState", &state) < 0 || streq(state, "active") ||
             streq(state, "activating"))
                 return 0;
+        corrupted = corrupted_volume_of(c, path);
+        if (corrupted) {
+                r = explain_corrupted_device(stdout, &m, corrupted);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to write the message: %m");
+                c->n_explained++;
+                return 0;
+        }
         if (unit_name_from_path(path, ".device", &unit) >= 0) {
                 if (unit_get_property(unit, "ActiveEnterTimestampMonotonic", &since) >= 0 && since)
                         (void) safe_atou64(since, &appeared);
@@ -129,9 +184,7 @@ static int explain_if_late(Context *c, const Target *t, const char *given, const
                         timeout = NULL;
                 }
         }
-        r = explain_late_device(stdout, &(MissingDevice) { .role = t->role, .given = given, .source = source,
-                                                           .path = path, .unit = t->mount_unit },
-                                appeared, timeout);
+        r = explain_late_device(stdout, &m, appeared, timeout);
         if (r < 0)
                 return log_error_errno(r, "Failed to write the message: %m");
         c->n_explained++;
@@ -214,10 +267,10 @@ static char *verity_volume_of(const char *node) {
         return found;
 }
 
-/* dm-verity's corruption messages in the kernel's log (/dev/kmsg, from its start): a block for each
- * data device, naming the verity volume. Without them a corrupted root ends in "Mounting failed"
- * and a file system type to check, which is not what is wrong. */
-static int explain_verity(Context *c) {
+/* dm-verity's corruption messages in the kernel's log (/dev/kmsg, from its start): one entry for each
+ * data device, with the verity volume on it. Read before the missing devices are looked at, whose
+ * blocks they change. */
+static int collect_verity(Context *c) {
         _cleanup_strv_free_ char **seen = NULL;
         _cleanup_close_ int fd = -EBADF;
         char buf[8192];
@@ -261,7 +314,28 @@ static int explain_verity(Context *c) {
                         if (node)
                                 volume = verity_volume_of(node);
                 }
-                r = explain_verity_corruption(stdout, volume, node, devnum, what);
+                VerityError *v = reallocarray(c->verity, c->n_verity + 1, sizeof(VerityError));
+                if (!v)
+                        return log_oom();
+                c->verity = v;
+                c->verity[c->n_verity++] = (VerityError) {
+                        .devnum = TAKE_PTR(devnum), .node = TAKE_PTR(node),
+                        .volume = TAKE_PTR(volume), .what = TAKE_PTR(what),
+                };
+        }
+        return 0;
+}
+
+/* A block for each data device dm-verity found corrupted, naming the verity volume. Without them a
+ * corrupted root ends in "Mounting failed" and a file system type to check, which is not what is
+ * wrong. */
+static int explain_verity(Context *c) {
+        int r;
+
+        for (size_t i = 0; i < c->n_verity; i++) {
+                const VerityError *v = &c->verity[i];
+
+                r = explain_verity_corruption(stdout, v->volume, v->node, v->devnum, v->what);
                 if (r < 0)
                         return log_error_errno(r, "Failed to write the message: %m");
                 c->n_explained++;
@@ -354,7 +428,9 @@ int main(int argc, char *argv[]) {
 
         /* Without the list of failed units the missing devices are still worth a word. */
         r = list_failed_units(&c);
-        r2 = explain_missing_devices(&c);
+        r2 = collect_verity(&c);
+        if (r2 >= 0)
+                r2 = explain_missing_devices(&c);
         /* Before the failed units: a mount that failed on corrupted blocks is explained by this. */
         if (r2 >= 0)
                 r2 = explain_verity(&c);
@@ -369,6 +445,7 @@ int main(int argc, char *argv[]) {
                 r = r2;
 
         block_devices_free(c.devices, c.n_devices);
+        verity_errors_free(c.verity, c.n_verity);
         strv_free(c.failed_units);
         return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }

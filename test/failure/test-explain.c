@@ -588,4 +588,38 @@ TEST(explain_verity_corruption) {
         ASSERT_STREQ(text, expected);
 }
 
+static void write_corrupted(FILE *f) {
+        MissingDevice m = {
+                .role = "root", .given = "What=/dev/mapper/root", .source = "sysroot.mount",
+                .path = "/dev/mapper/root", .unit = "sysroot.mount",
+        };
+
+        ASSERT_OK(explain_corrupted_device(f, &m, "root"));
+        m.role = "/usr";
+        m.given = "mount.usr=/dev/mapper/u\x1b";
+        m.source = "kernel command line";
+        m.path = "/dev/mapper/u\x1b";
+        m.unit = "sysusr-usr.mount";
+        ASSERT_OK(explain_corrupted_device(f, &m, "u\x1b"));
+}
+
+/* A verity root whose first block is corrupted is set up, but udev cannot read its file system, so
+ * the wait for it runs out as for a late device: the block says what is wrong instead. */
+TEST(explain_corrupted_device) {
+        _cleanup_free_ char *text = memstream_text(write_corrupted);
+
+        ASSERT_STREQ(text,
+                     "The root device is there, but its data is corrupted: What=/dev/mapper/root (sysroot.mount)\n"
+                     "  It is the dm-verity volume /dev/mapper/root, whose blocks do not match the root hash (below):\n"
+                     "  its file system cannot be read, so the device never became ready for the mount. Waiting\n"
+                     "  longer will not help.\n"
+                     "  Details: journalctl -b -u sysroot.mount; systemctl status sysroot.mount\n"
+                     "The /usr device is there, but its data is corrupted: mount.usr=/dev/mapper/u\\x1b (kernel command line)\n"
+                     "  It is the dm-verity volume /dev/mapper/u\\x1b, whose blocks do not match the root hash (below):\n"
+                     "  its file system cannot be read, so the device never became ready for the mount. Waiting\n"
+                     "  longer will not help.\n"
+                     "  Details: journalctl -b -u sysusr-usr.mount; systemctl status sysusr-usr.mount\n");
+        ASSERT_TRUE(!strstr(text, "too late"));
+}
+
 TEST_MAIN();

@@ -57,17 +57,30 @@ HIB_SWAP_LUKS_UUID=4c554b53-2d70-4000-8000-000000000031
 # the scenario names in resume_offset= (in pages): checked here against what filefrag says.
 HIB_FILE_ROOT_UUID=5f1a0c3e-7d4b-4e2a-9c61-0a1b2c3d4e32
 HIB_FILE_OFFSET=34816
-# verity-root*: GPT, the root's ext4 (read-only) in partition 1 and its dm-verity hash tree in
-# partition 2, of the x86-64 root and root-verity types; the root hash is left in the disk's
-# directory as roothash, which run-scenario.sh puts where a scenario says @DISK_ROOTHASH@. The salt
-# and the verity UUID are fixed; the hash follows the tree. verity-root-corrupt is the same disk with
-# bytes of the data's first block changed after the hash was taken.
+# verity-root, verity-root-corrupt: GPT, the root's ext4 (read-only) in partition 1 and its
+# dm-verity hash tree in partition 2, of the x86-64 root and root-verity types; the root hash is left
+# in the disk's directory as roothash, which run-scenario.sh puts where a scenario says
+# @DISK_ROOTHASH@. The salt and the verity UUID are fixed; the hash follows the tree.
+# verity-root-corrupt is the same disk with bytes of the data's first block changed after the hash
+# was taken.
 VERITY_DISK_UUID=76657269-7479-4000-8000-000000000000
 VERITY_DATA_PARTUUID=76657269-7479-4000-8000-000000000001
 VERITY_HASH_PARTUUID=76657269-7479-4000-8000-000000000002
 VERITY_FS_UUID=76657269-7479-4000-8000-000000000003
 VERITY_UUID=76657269-7479-4000-8000-000000000004
 VERITY_SALT=666f7965722d7665726974792d746573742d73616c742d30303030303030303031
+# verity-usr: GPT, the root's ext4 without /usr's contents in partition 1 (plain, writable), /usr's
+# ext4 in partition 2 and its hash tree in 3 (x86-64 usr and usr-verity types); the /usr hash is left
+# as roothash as well, for @DISK_ROOTHASH@.
+VERITY_USR_ROOT_PARTUUID=76657269-7479-4000-8000-000000000011
+VERITY_USR_DATA_PARTUUID=76657269-7479-4000-8000-000000000012
+VERITY_USR_HASH_PARTUUID=76657269-7479-4000-8000-000000000013
+VERITY_USR_ROOT_FS_UUID=76657269-7479-4000-8000-000000000014
+VERITY_USR_FS_UUID=76657269-7479-4000-8000-000000000015
+# verity-root-uki: an ESP (for the UKI, mkuki.sh), the verity root and its hash tree, whose partition
+# UUIDs are not fixed but derived from the root hash as systemd-repart makes them (the first 128 bits
+# name the data partition, the last 128 the hash partition), so that roothash= alone finds them.
+VERITY_UKI_ESP_PARTUUID=76657269-7479-4000-8000-000000000021
 
 # shellcheck source=SCRIPTDIR/../lib/cache.sh
 source "$(dirname "$(realpath "$0")")/../lib/cache.sh"
@@ -208,6 +221,25 @@ stage() {
         for line in "$@"; do
                 printf '%s\n' "$line" >> "$work/stage/etc/fstab"
         done
+}
+
+# verity_format DIR LABEL FS_UUID SIZE: DIR as ext4 in $work/data.img and its dm-verity hash tree in
+# $work/hash.img (8M), the root hash in $work/roothash (for @DISK_ROOTHASH@), verified.
+verity_format() {
+        local dir=$1 label=$2 fs_uuid=$3 size=$4
+        truncate -s "$size" "$work/data.img"
+        # 4K blocks: a verity device has the logical block size of its data blocks, and ext4 mounts no
+        # smaller blocks than that (mkfs.ext4 would pick 1K for a file system this small).
+        mkfs.ext4 -q -F -b 4096 -L "$label" -U "$fs_uuid" -d "$dir" "$work/data.img"
+        truncate -s 8M "$work/hash.img"
+        # veritysetup format works on plain files (no device-mapper); 4K blocks, sha256 (its defaults).
+        veritysetup format --salt "$VERITY_SALT" --uuid "$VERITY_UUID" "$work/data.img" "$work/hash.img" \
+                >"$work/format.log"
+        cat "$work/format.log" >&2
+        sed -n 's/^Root hash:[[:space:]]*\([0-9a-f]\{64\}\)$/\1/p' "$work/format.log" >"$work/roothash"
+        rm "$work/format.log"
+        [[ -s $work/roothash ]] || { echo "mkdisk: no root hash from veritysetup format" >&2; exit 1; }
+        veritysetup verify "$work/data.img" "$work/hash.img" "$(cat "$work/roothash")"
 }
 
 mkext4() {      # IMG LABEL UUID DIR
@@ -637,18 +669,7 @@ hibernate-lvm)  # VG vg0: LVs root (320M) and swap (400M), both in fstab by thei
         ;;
 verity-root|verity-root-corrupt)
         stage "/dev/mapper/root / ext4 ro 0 0"
-        truncate -s 320M "$work/data.img"
-        # 4K blocks: a verity device has the logical block size of its data blocks, and ext4 mounts no
-        # smaller blocks than that (mkfs.ext4 would pick 1K for a file system this small).
-        mkfs.ext4 -q -F -b 4096 -L foyer-verity-root -U "$VERITY_FS_UUID" -d "$work/stage" "$work/data.img"
-        truncate -s 8M "$work/hash.img"
-        # veritysetup format works on plain files (no device-mapper); 4K blocks, sha256 (its defaults).
-        veritysetup format --salt "$VERITY_SALT" --uuid "$VERITY_UUID" "$work/data.img" "$work/hash.img" \
-                >"$work/format.log"
-        cat "$work/format.log" >&2
-        sed -n 's/^Root hash:[[:space:]]*\([0-9a-f]\{64\}\)$/\1/p' "$work/format.log" >"$work/roothash"
-        [[ -s $work/roothash ]] || { echo "mkdisk: no root hash from veritysetup format" >&2; exit 1; }
-        veritysetup verify "$work/data.img" "$work/hash.img" "$(cat "$work/roothash")"
+        verity_format "$work/stage" foyer-verity-root "$VERITY_FS_UUID" 320M
         if [[ $recipe == verity-root-corrupt ]]; then
                 # Bytes of the superblock (data block 0, which every reader reads first) changed; the
                 # hash tree still says what they were.
@@ -668,7 +689,55 @@ start=657408, size=16384, type=2C7357ED-EBD2-46D9-AEC1-23D437EC2BF5, uuid=$VERIT
 EOF
         dd if="$work/data.img" of="$work/1.img" bs=1M seek=1 conv=notrunc,sparse status=none
         dd if="$work/hash.img" of="$work/1.img" bs=1M seek=321 conv=notrunc,sparse status=none
-        rm "$work/data.img" "$work/hash.img" "$work/format.log"
+        rm "$work/data.img" "$work/hash.img"
+        ;;
+verity-usr)     # the root plain and writable, /usr a verity volume (mount.usr= and usrhash=): no fstab line
+                # for /usr, the command line mounts it
+        stage "UUID=$VERITY_USR_ROOT_FS_UUID / ext4 defaults 0 1"
+        mkdir "$work/usr"
+        mv "$work/stage/usr/"* "$work/usr/"
+        verity_format "$work/usr" foyer-verity-usr "$VERITY_USR_FS_UUID" 256M
+        truncate -s 64M "$work/root.img"
+        mkfs.ext4 -q -F -L foyer-root -U "$VERITY_USR_ROOT_FS_UUID" -d "$work/stage" "$work/root.img"
+        truncate -s 340M "$work/1.img"
+        sfdisk -q --label gpt "$work/1.img" <<EOF
+label: gpt
+label-id: $VERITY_DISK_UUID
+first-lba: 2048
+start=2048, size=131072, type=4F68BCE3-E8CD-4DB1-96E7-FBCAF984B709, uuid=$VERITY_USR_ROOT_PARTUUID, name=root
+start=133120, size=524288, type=8484680C-9521-48C6-9C11-B0720656F69E, uuid=$VERITY_USR_DATA_PARTUUID, name=usr
+start=657408, size=16384, type=77FF5F63-E7B6-4633-ACF4-1565B864C0E6, uuid=$VERITY_USR_HASH_PARTUUID, name=usr-verity
+EOF
+        dd if="$work/root.img" of="$work/1.img" bs=1M seek=1 conv=notrunc,sparse status=none
+        dd if="$work/data.img" of="$work/1.img" bs=1M seek=65 conv=notrunc,sparse status=none
+        dd if="$work/hash.img" of="$work/1.img" bs=1M seek=321 conv=notrunc,sparse status=none
+        rm "$work/root.img" "$work/data.img" "$work/hash.img"
+        ;;
+verity-root-uki)        # ESP + the verity root and its hash tree, found by the UUIDs derived from the hash
+        stage "/dev/mapper/root / ext4 ro 0 0"
+        verity_format "$work/stage" foyer-verity-root "$VERITY_FS_UUID" 320M
+        # The hash does not depend on the partition UUIDs, so they are set after it is known: the
+        # first 16 bytes of the hash in UUID form for the data, the last 16 for the hash tree.
+        h=$(cat "$work/roothash")
+        t=${h: -32}
+        data_uuid=${h:0:8}-${h:8:4}-${h:12:4}-${h:16:4}-${h:20:12}
+        hash_uuid=${t:0:8}-${t:8:4}-${t:12:4}-${t:16:4}-${t:20:12}
+        truncate -s 400M "$work/1.img"
+        sfdisk -q --label gpt "$work/1.img" <<EOF
+label: gpt
+label-id: $VERITY_DISK_UUID
+first-lba: 2048
+start=2048, size=131072, type=C12A7328-F81F-11D2-BA4B-00A0C93EC93B, uuid=$VERITY_UKI_ESP_PARTUUID, name=esp
+start=133120, size=655360, type=4F68BCE3-E8CD-4DB1-96E7-FBCAF984B709, uuid=$data_uuid, name=root
+start=788480, size=16384, type=2C7357ED-EBD2-46D9-AEC1-23D437EC2BF5, uuid=$hash_uuid, name=root-verity
+EOF
+        mkfs.vfat -F 32 -s 1 -n ESP -i 76657269 --offset 2048 "$work/1.img" $((131072 / 2)) >/dev/null 2>&1
+        mmd -i "$work/1.img@@1M" ::/EFI ::/EFI/BOOT
+        dd if="$work/data.img" of="$work/1.img" bs=1M seek=65 conv=notrunc,sparse status=none
+        dd if="$work/hash.img" of="$work/1.img" bs=1M seek=385 conv=notrunc,sparse status=none
+        rm "$work/data.img" "$work/hash.img"
+        sfdisk -d "$work/1.img" | grep -qi "uuid=$data_uuid" ||
+                { echo "mkdisk: the data partition did not get the UUID $data_uuid" >&2; exit 1; }
         ;;
 *)
         echo "mkdisk: unknown recipe '$recipe'" >&2
