@@ -19,6 +19,9 @@
 #include "preview-image.h"
 #include "util.h"
 
+/* An archive names its entries without the leading "/" that the contract's paths all have. */
+#define IMAGE_NAME(contract_path) (&(contract_path)[1])
+
 /* Far more than any image's decompressed size (a generic one is about 100 MiB); what an image beyond
  * it would cost is time, not memory, since it is read as a stream. */
 #define PREVIEW_MAX_EXPANDED (UINT64_C(4) << 30)
@@ -40,8 +43,8 @@ typedef struct Reader {
 /* The image's files that the generators read at boot, at the same path in the tree. Names are
  * image paths without the leading "/". */
 static const char *const taken_files[] = {
-        FOYER_MDADM_IMAGE_CONF + 1,
-        FOYER_SYSTEMD_VERSION_PATH + 1,
+        IMAGE_NAME(FOYER_MDADM_IMAGE_CONF),
+        IMAGE_NAME(FOYER_SYSTEMD_VERSION_PATH),
 };
 
 /* A plain file name in cmdline.d: no directory, no "." or "..", nothing a path could resolve. */
@@ -55,7 +58,7 @@ static int destination(const Reader *rd, const char *name, char **ret) {
         const char *rest;
 
         *ret = NULL;
-        rest = startswith(name, FOYER_CMDLINE_DIR + 1);
+        rest = startswith(name, IMAGE_NAME(FOYER_CMDLINE_DIR));
         if (rest && rest[0] == '/' && plain_name(rest + 1)) {
                 *ret = strjoin(rd->root, "/", name);
                 return *ret ? 1 : -ENOMEM;
@@ -76,7 +79,7 @@ static int destination(const Reader *rd, const char *name, char **ret) {
  * earlier one, as when the kernel unpacks the archives in order. O_NOFOLLOW: the tree's directories
  * are preview's own, and nothing in them is a link. */
 static int open_destination(Reader *rd, const CpioEntry *e, const char *path) {
-        const char *rest = startswith(e->name, FOYER_CMDLINE_DIR + 1);
+        const char *rest = startswith(e->name, IMAGE_NAME(FOYER_CMDLINE_DIR));
 
         if (rest && rest[0] == '/' && rd->cmdline_files++ >= PREVIEW_CMDLINE_FILES_MAX)
                 return log_error_errno(SYNTHETIC_ERRNO(EFBIG), "%s: more than %u files in %s, refusing.",
@@ -121,7 +124,7 @@ static int take_data(const CpioEntry *e, const uint8_t *chunk, size_t n, void *u
 
 /* The generators the image holds, by name, as add_generators() (plan-base.c) puts them there. */
 static int take_generator(Reader *rd, const CpioEntry *e) {
-        const char *rest = startswith(e->name, FOYER_IMAGE_GENERATOR_DIR + 1);
+        const char *rest = startswith(e->name, IMAGE_NAME(FOYER_IMAGE_GENERATOR_DIR));
 
         if (!rest || rest[0] != '/' || !plain_name(rest + 1) || !startswith(rest + 1, "foyer-"))
                 return 0;
@@ -144,15 +147,15 @@ static int take_entry(const CpioEntry *e, void *userdata) {
                 return 0;       /* take_data() wrote it */
         }
         /* What the network generator looks for (access(X_OK), which follows a link). */
-        if (streq(e->name, FOYER_SSH_DROPBEAR + 1))
+        if (streq(e->name, IMAGE_NAME(FOYER_SSH_DROPBEAR)))
                 rd->out->dropbear = (e->mode & S_IFMT) == S_IFLNK ||
                                     ((e->mode & S_IFMT) == S_IFREG && (e->mode & 0111));
-        else if (streq(e->name, FOYER_NO_SHELL_MARKER + 1))
+        else if (streq(e->name, IMAGE_NAME(FOYER_NO_SHELL_MARKER)))
                 rd->out->no_shell = (e->mode & S_IFMT) != S_IFDIR;
         /* The host keys' presence only: what they hold is a secret, and the generator only names them. */
-        else if (streq(e->name, FOYER_SSH_HOST_KEY_ED25519 + 1))
+        else if (streq(e->name, IMAGE_NAME(FOYER_SSH_HOST_KEY_ED25519)))
                 rd->out->host_key_ed25519 = (e->mode & S_IFMT) == S_IFREG;
-        else if (streq(e->name, FOYER_SSH_HOST_KEY_ECDSA + 1))
+        else if (streq(e->name, IMAGE_NAME(FOYER_SSH_HOST_KEY_ECDSA)))
                 rd->out->host_key_ecdsa = (e->mode & S_IFMT) == S_IFREG;
         r = take_generator(rd, e);
         if (r < 0)
