@@ -11,6 +11,7 @@
 #include "cmdline.h"
 #include "fileio.h"
 #include "log.h"
+#include "parse-util.h"
 #include "root-extra.h"
 #include "root-fstab.h"
 #include "strv.h"
@@ -38,74 +39,6 @@ void extra_reset(void) {
         free(arg_extra);
         arg_extra = NULL;
         arg_n_extra = 0;
-}
-
-static int hex(char c) {
-        return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 :
-               c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-}
-
-/* One escape after a backslash at *p as systemd's cunescape_one() (no NUL): appends its bytes to buf at
- * *n and advances *p past it. Returns -EINVAL for an escape it does not know. */
-static int unescape_one(const char **p, char *buf, size_t *n) {
-        static const char simple[] = "a\ab\bf\fn\nr\rt\tv\v\\\\\"\"''s ";
-        const char *s = *p;
-        unsigned long u = 0;
-        int digits;
-
-        for (size_t i = 0; simple[i]; i += 2)
-                if (*s == simple[i]) {
-                        buf[(*n)++] = simple[i + 1];
-                        *p = s + 1;
-                        return 0;
-                }
-        if (*s == 'x') {
-                if (hex(s[1]) < 0 || hex(s[2]) < 0 || (hex(s[1]) | hex(s[2])) == 0)
-                        return -EINVAL;
-                buf[(*n)++] = (char) (hex(s[1]) << 4 | hex(s[2]));
-                *p = s + 3;
-                return 0;
-        }
-        if (*s >= '0' && *s <= '7') {
-                for (int i = 0; i < 3; i++) {
-                        if (s[i] < '0' || s[i] > '7')
-                                return -EINVAL;
-                        u = u * 8 + (unsigned long) (s[i] - '0');
-                }
-                if (u == 0 || u > 255)
-                        return -EINVAL;
-                buf[(*n)++] = (char) u;
-                *p = s + 3;
-                return 0;
-        }
-        if (*s != 'u' && *s != 'U')
-                return -EINVAL;
-        digits = *s == 'u' ? 4 : 8;
-        for (int i = 1; i <= digits; i++) {
-                if (hex(s[i]) < 0)
-                        return -EINVAL;
-                u = u << 4 | (unsigned long) hex(s[i]);
-        }
-        if (u == 0 || u > 0x10FFFF || (u >= 0xD800 && u <= 0xDFFF))
-                return -EINVAL;
-        /* UTF-8 */
-        if (u < 0x80)
-                buf[(*n)++] = (char) u;
-        else if (u < 0x800) {
-                buf[(*n)++] = (char) (0xC0 | u >> 6);
-                buf[(*n)++] = (char) (0x80 | (u & 0x3F));
-        } else if (u < 0x10000) {
-                buf[(*n)++] = (char) (0xE0 | u >> 12);
-                buf[(*n)++] = (char) (0x80 | ((u >> 6) & 0x3F));
-                buf[(*n)++] = (char) (0x80 | (u & 0x3F));
-        } else {
-                buf[(*n)++] = (char) (0xF0 | u >> 18);
-                buf[(*n)++] = (char) (0x80 | ((u >> 12) & 0x3F));
-                buf[(*n)++] = (char) (0x80 | ((u >> 6) & 0x3F));
-                buf[(*n)++] = (char) (0x80 | (u & 0x3F));
-        }
-        *p = s + 1 + digits;
-        return 0;
 }
 
 static void free_fields(char **f, size_t n) {
@@ -145,7 +78,7 @@ static int extract_field(const char **p, char **ret) {
                         s[n++] = c;
                         continue;
                 }
-                r = unescape_one(p, s, &n);
+                r = cunescape_one(p, s, &n);
                 if (r < 0)
                         return r;
         }

@@ -205,3 +205,74 @@ char *format_timespan(char *buf, size_t l, usec_t t) {
         }
         return buf;
 }
+
+int unhexchar(char c) {
+        if (c >= '0' && c <= '9')
+                return c - '0';
+        if (c >= 'a' && c <= 'f')
+                return c - 'a' + 10;
+        if (c >= 'A' && c <= 'F')
+                return c - 'A' + 10;
+        return -EINVAL;
+}
+
+int cunescape_one(const char **p, char *buf, size_t *n) {
+        static const char simple[] = "a\ab\bf\fn\nr\rt\tv\v\\\\\"\"''s ";
+        const char *s = *p;
+        unsigned long u = 0;
+        int digits;
+
+        for (size_t i = 0; simple[i]; i += 2)
+                if (*s == simple[i]) {
+                        buf[(*n)++] = simple[i + 1];
+                        *p = s + 1;
+                        return 0;
+                }
+        if (*s == 'x') {
+                if (unhexchar(s[1]) < 0 || unhexchar(s[2]) < 0 || (unhexchar(s[1]) | unhexchar(s[2])) == 0)
+                        return -EINVAL;
+                buf[(*n)++] = (char) (unhexchar(s[1]) << 4 | unhexchar(s[2]));
+                *p = s + 3;
+                return 0;
+        }
+        if (*s >= '0' && *s <= '7') {
+                for (int i = 0; i < 3; i++) {
+                        if (s[i] < '0' || s[i] > '7')
+                                return -EINVAL;
+                        u = u * 8 + (unsigned long) (s[i] - '0');
+                }
+                if (u == 0 || u > 255)
+                        return -EINVAL;
+                buf[(*n)++] = (char) u;
+                *p = s + 3;
+                return 0;
+        }
+        if (*s != 'u' && *s != 'U')
+                return -EINVAL;
+        digits = *s == 'u' ? 4 : 8;
+        for (int i = 1; i <= digits; i++) {
+                if (unhexchar(s[i]) < 0)
+                        return -EINVAL;
+                u = u << 4 | (unsigned long) unhexchar(s[i]);
+        }
+        if (u == 0 || u > 0x10FFFF || (u >= 0xD800 && u <= 0xDFFF))
+                return -EINVAL;
+        /* UTF-8 */
+        if (u < 0x80)
+                buf[(*n)++] = (char) u;
+        else if (u < 0x800) {
+                buf[(*n)++] = (char) (0xC0 | u >> 6);
+                buf[(*n)++] = (char) (0x80 | (u & 0x3F));
+        } else if (u < 0x10000) {
+                buf[(*n)++] = (char) (0xE0 | u >> 12);
+                buf[(*n)++] = (char) (0x80 | ((u >> 6) & 0x3F));
+                buf[(*n)++] = (char) (0x80 | (u & 0x3F));
+        } else {
+                buf[(*n)++] = (char) (0xF0 | u >> 18);
+                buf[(*n)++] = (char) (0x80 | ((u >> 12) & 0x3F));
+                buf[(*n)++] = (char) (0x80 | ((u >> 6) & 0x3F));
+                buf[(*n)++] = (char) (0x80 | (u & 0x3F));
+        }
+        *p = s + 1 + digits;
+        return 0;
+}

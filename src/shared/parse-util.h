@@ -23,3 +23,10 @@ char *format_timespan(char *buf, size_t l, usec_t t);
 int safe_atou(const char *s, unsigned *ret);
 /* The same for a 64-bit value (timestamps in µs). */
 int safe_atou64(const char *s, uint64_t *ret);
+
+/* The value of one hexadecimal digit, or -EINVAL. */
+int unhexchar(char c);
+/* One C escape after a backslash at *p, as systemd's cunescape_one() reads it (\a \b \f \n \r \t \v
+ * \\ \" \' \s, \xNN, \ooo, \uNNNN and \UNNNNNNNN as UTF-8; none may be NUL): appends its bytes (at most
+ * four) to buf at *n and advances *p past it. Returns 0, or -EINVAL for an escape it does not know. */
+int cunescape_one(const char **p, char *buf, size_t *n);

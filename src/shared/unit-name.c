@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 #include "macro.h"
+#include "parse-util.h"
 #include "path-util.h"
 #include "strv.h"
 #include "unit-name.h"
@@ -45,16 +46,6 @@ int unit_name_escape(const char *f, char **ret) {
         *t = 0;
         *ret = r;
         return 0;
-}
-
-static int unhexchar(char c) {
-        if (c >= '0' && c <= '9')
-                return c - '0';
-        if (c >= 'a' && c <= 'f')
-                return c - 'a' + 10;
-        if (c >= 'A' && c <= 'F')
-                return c - 'A' + 10;
-        return -EINVAL;
 }
 
 int unit_name_unescape(const char *f, char **ret) {

@@ -41,6 +41,50 @@ TEST(cmdline_split) {
         do_split("ä€=ü", "ä€=ü");
 }
 
+/* Decodes the escape at the start of s (after its backslash); returns cunescape_one()'s result, the
+ * bytes in out (NUL-terminated) and how much of s it read in *used. */
+static int do_unescape(const char *s, char out[8], size_t *used) {
+        const char *p = s;
+        size_t n = 0;
+        int r = cunescape_one(&p, out, &n);
+
+        out[n] = 0;
+        *used = (size_t) (p - s);
+        return r;
+}
+
+TEST(cunescape_one) {
+        char out[8];
+        size_t used;
+
+        ASSERT_EQ(do_unescape("n", out, &used), 0);
+        ASSERT_STREQ(out, "\n");
+        ASSERT_EQ(used, 1u);
+        ASSERT_EQ(do_unescape("s rest", out, &used), 0);
+        ASSERT_STREQ(out, " ");
+        ASSERT_EQ(do_unescape("x41z", out, &used), 0);
+        ASSERT_STREQ(out, "A");
+        ASSERT_EQ(used, 3u);
+        ASSERT_EQ(do_unescape("101", out, &used), 0);
+        ASSERT_STREQ(out, "A");
+        ASSERT_EQ(do_unescape("u00e9", out, &used), 0);
+        ASSERT_STREQ(out, "\xc3\xa9");
+        ASSERT_EQ(used, 5u);
+        ASSERT_EQ(do_unescape("U0001F600", out, &used), 0);
+        ASSERT_STREQ(out, "\xf0\x9f\x98\x80");
+        /* NUL, surrogates, beyond Unicode, short or unknown escapes are refused, nothing read */
+        ASSERT_EQ(do_unescape("x00", out, &used), -EINVAL);
+        ASSERT_EQ(do_unescape("000", out, &used), -EINVAL);
+        ASSERT_EQ(do_unescape("777", out, &used), -EINVAL);
+        ASSERT_EQ(do_unescape("ud800", out, &used), -EINVAL);
+        ASSERT_EQ(do_unescape("U00110000", out, &used), -EINVAL);
+        ASSERT_EQ(do_unescape("x4", out, &used), -EINVAL);
+        ASSERT_EQ(do_unescape("q", out, &used), -EINVAL);
+        ASSERT_EQ(used, 0u);
+        ASSERT_EQ(unhexchar('f'), 15);
+        ASSERT_EQ(unhexchar('G'), -EINVAL);
+}
+
 TEST(cmdline_find_open_quote) {
         const char *line = "quiet rd.luks.options=\"discard root=/dev/sda2", *w = NULL;
 
