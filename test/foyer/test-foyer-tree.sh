@@ -17,5 +17,8 @@ if ! tree=$("$(dirname "$0")/mktree.sh" "$suite" "$cache" 2>"$log"); then
         echo "mktree.sh $suite failed (see above); skipping"
         exit 77
 fi
+# The tree's real path: a test that copies it with cp -al "$tree" (or removes files from a copy)
+# must get new directories, never a copy of a link that leads back into the shared cache.
+tree=$(realpath -e "$tree")
 echo "tree: $tree"
 exec "$test" "$foyer" "$gendir" "$unitdir" "$tree"
