@@ -9,6 +9,7 @@
 #include <fcntl.h>
 
 #include "elf-file.h"
+#include "elf-fixture.h"
 #include "tests.h"
 #include "util.h"
 
@@ -34,16 +35,8 @@ static size_t make_elf(const Spec *spec, uint8_t *buf, size_t bufsize) {
         unsigned np = 0, nd = 0;
         size_t dyn_off, str_off, end;
 
-        memcpy(e.e_ident, ELFMAG, SELFMAG);
-        e.e_ident[EI_CLASS] = ELFCLASS64;
-        e.e_ident[EI_DATA] = ELFDATA2LSB;
-        e.e_ident[EI_VERSION] = EV_CURRENT;
-        e.e_type = ET_DYN;
-        e.e_machine = EM_X86_64;
-        e.e_version = EV_CURRENT;
+        elf_fixture_header(&e);
         e.e_phoff = spec->phoff;
-        e.e_ehsize = sizeof(e);
-        e.e_phentsize = sizeof(Elf64_Phdr);
 
         np = 2 + spec->n_interp;
         dyn_off = spec->phoff + np * sizeof(Elf64_Phdr);

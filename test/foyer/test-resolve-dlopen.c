@@ -18,6 +18,7 @@
 #include "log.h"
 #include "manifest.h"
 #include "resolve.h"
+#include "elf-fixture.h"
 #include "tests.h"
 #include "util.h"
 
@@ -71,17 +72,9 @@ static void write_elf(const char *path, const char *needed, const char *json) {
         sh[1] = (Elf64_Shdr) { .sh_type = SHT_NOTE, .sh_flags = SHF_ALLOC, .sh_addr = note_off,
                                .sh_offset = note_off, .sh_size = note_size, .sh_addralign = 4 };
 
-        memcpy(e.e_ident, ELFMAG, SELFMAG);
-        e.e_ident[EI_CLASS] = ELFCLASS64;
-        e.e_ident[EI_DATA] = ELFDATA2LSB;
-        e.e_ident[EI_VERSION] = EV_CURRENT;
-        e.e_type = ET_DYN;
-        e.e_machine = EM_X86_64;
-        e.e_version = EV_CURRENT;
+        elf_fixture_header(&e);
         e.e_phoff = sizeof(e);
         e.e_shoff = sh_off;
-        e.e_ehsize = sizeof(e);
-        e.e_phentsize = sizeof(Elf64_Phdr);
         e.e_phnum = ELEMENTSOF(ph);
         e.e_shentsize = sizeof(Elf64_Shdr);
         e.e_shnum = ELEMENTSOF(sh);
