@@ -91,10 +91,10 @@ done
 [ "$(readlink "$r/usr/lib/systemd/system/initrd-root-fs.target.wants/systemd-repart.service")" = ../systemd-repart.service ] ||
         fail "systemd-repart.service is not wanted by initrd-root-fs.target"
 for f in usr/lib/repart.d/60-home.conf etc/repart.d/60-home.conf; do
-        [ ! -e "$r/$f" ] && [ ! -L "$r/$f" ] || fail "the masked definition /$f is in the image"
+        if [ -e "$r/$f" ] || [ -L "$r/$f" ]; then fail "the masked definition /$f is in the image"; fi
 done
 mkswap=$(chroot "$r" /usr/bin/sh -c 'command -v mkswap' 2>/dev/null || true)
-[ -n "$mkswap" ] && [ -x "$r$mkswap" ] || fail "Format=swap: no mkswap in the image"
+if [ -z "$mkswap" ] || [ ! -x "$r$mkswap" ]; then fail "Format=swap: no mkswap in the image"; fi
 grep -q '^ConditionDirectoryNotEmpty=|/usr/lib/repart.d$' "$r/$unit" ||
         fail "the unit does not run on the image's /usr/lib/repart.d (systemd changed?)"
 
@@ -109,6 +109,7 @@ before=$(sfdisk -l -o Sectors "$r/disk.img" | awk 'END { print $1 }')
 [ "$before" = 16384 ] || fail "the disk file's root partition has $before sectors before"
 # It reopens the disk through /proc/self/fd: a /proc of its own, in a mount namespace of the test's.
 command -v unshare >/dev/null || skip "unshare is not installed (util-linux)"
+# shellcheck disable=SC2016 # the inner shell expands its own arguments
 env -i SYSTEMD_LOG_LEVEL=info SYSTEMD_PROC_CMDLINE=quiet unshare --mount --propagation private /bin/sh -c \
         'mount -t proc proc "$1/proc" && exec /usr/sbin/chroot "$1" "$2" --dry-run=no --definitions=/usr/lib/repart.d \
                 --seed=0f8c1d5e-5d0b-4c11-9d55-5e2f3a4b6c7d /disk.img' sh "$r" "/$prog" >"$tmp/repart.log" 2>&1 ||
