@@ -5,8 +5,8 @@
  * it), the definitions, and the mkfs programs their Format= lines need.
  *
  * What systemd (252 to 257) does with them at boot decides what goes in. The unit runs when one of
- * the initrd's own repart.d directories (or /sysusr/usr/lib/repart.d) is not empty
- * (ConditionDirectoryNotEmpty=), after initrd-usr-fs.target (which the root's sysroot.mount is part
+ * the initrd's own repart.d directories (or /sysusr/usr/lib/repart.d; in 252 /sysroot's too) is not
+ * empty (ConditionDirectoryNotEmpty=), after initrd-usr-fs.target (which the root's sysroot.mount is part
  * of when there is no separate /usr) and before initrd-root-fs.target. systemd-repart in the initrd
  * then works on the disk behind /sysusr/usr if that is mounted, else behind /sysroot, and reads the
  * definitions of that tree (/sysroot/etc/repart.d, /sysroot/usr/lib/repart.d, ...), not the
