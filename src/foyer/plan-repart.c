@@ -6,16 +6,23 @@
  *
  * What systemd (252 to 257) does with them at boot decides what goes in. The unit runs when one of
  * the initrd's own repart.d directories (or /sysusr/usr/lib/repart.d; in 252 /sysroot's too) is not
- * empty (ConditionDirectoryNotEmpty=), after initrd-usr-fs.target (which the root's sysroot.mount is part
- * of when there is no separate /usr) and before initrd-root-fs.target. systemd-repart in the initrd
- * then works on the disk behind /sysusr/usr if that is mounted, else behind /sysroot, and reads the
- * definitions of that tree (/sysroot/etc/repart.d, /sysroot/usr/lib/repart.d, ...), not the
- * initrd's. So the image's copies of the tree's definitions are what turns the unit on; the
+ * empty (ConditionDirectoryNotEmpty=), after initrd-usr-fs.target (which requires the root's
+ * sysroot.mount when there is no separate /usr) and before initrd-root-fs.target. systemd-repart
+ * in the initrd then works on the disk behind /sysusr/usr if that is mounted, else behind /sysroot,
+ * and reads the definitions of that tree (/sysroot/etc/repart.d, /sysroot/usr/lib/repart.d, ...),
+ * not the initrd's. So the image's copies of the tree's definitions are what turns the unit on; the
  * definitions applied are the booted root's, which are the same files when the image boots the tree
  * it was built from. Growing a partition needs no other program: the file system in it is grown
  * by systemd-growfs (x-systemd.growfs, or the GPT grow-fs flag that GrowFileSystem=yes sets when the
  * partition is made), not by repart. A definition that creates a file system (Format=) needs its
  * mkfs in the image, where repart looks for it in $PATH.
+ *
+ * initrd-usr-fs.target has DefaultDependencies=no: requiring sysroot.mount does not order it after
+ * the mount, and the unit can start before the root is mounted (systemd's commit d6f6846464 says as
+ * much); repart then fails on /sysroot/usr, which is not there yet. The image adds a drop-in with
+ * After=sysroot.mount. A root that systemd-repart itself is to create, beside a /usr mounted first
+ * on /sysusr/usr, is therefore not supported: its mount would wait for a partition that repart,
+ * waiting for the mount, never makes.
  *
  * A tree with definitions but without systemd-repart (Debian splits it into the package
  * systemd-repart from systemd 256 on) or its unit fails to build, naming what is missing: the image
@@ -40,6 +47,7 @@
 #define REPART_UNIT UNITDIR "/" REPART_UNIT_NAME
 /* As systemd's units/meson.build installs it: the initrd transaction pulls the unit in. */
 #define REPART_UNIT_LINK UNITDIR "/initrd-root-fs.target.wants/" REPART_UNIT_NAME
+#define REPART_DROPIN UNITDIR "/" REPART_UNIT_NAME ".d/50-foyer-after-sysroot.conf"
 
 /* repart.d's directories as systemd searches them, a file in an earlier one hiding one of the same
  * name in a later one. /run/repart.d exists only at boot. */
@@ -278,6 +286,14 @@ int plan_repart(Manifest *m, const BuildConfig *c) {
                                  "systemd-repart.service in the initrd transaction, as systemd installs it");
         if (r < 0 && r != -EEXIST)
                 return log_error_errno(r, "Failed to add %s: %m", REPART_UNIT_LINK);
+
+        r = plan_add_text(m, REPART_DROPIN, 0644,
+                          "# foyer: systemd-repart in the initrd works on the disk of the mounted root\n"
+                          "[Unit]\n"
+                          "After=sysroot.mount\n",
+                          "systemd-repart.service after the root is mounted (initrd-usr-fs.target does not order it)");
+        if (r < 0)
+                return r;
 
         STRV_FOREACH(d, definitions) {
                 r = plan_add_item(m, *d, NEED_REQUIRED,

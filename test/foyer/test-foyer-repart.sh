@@ -95,6 +95,10 @@ for f in usr/lib/repart.d/60-home.conf etc/repart.d/60-home.conf; do
 done
 mkswap=$(chroot "$r" /usr/bin/sh -c 'command -v mkswap' 2>/dev/null || true)
 if [ -z "$mkswap" ] || [ ! -x "$r$mkswap" ]; then fail "Format=swap: no mkswap in the image"; fi
+# initrd-usr-fs.target (DefaultDependencies=no) requires sysroot.mount without ordering: the image
+# orders the unit after the root's mount, which it works on.
+grep -qx 'After=sysroot.mount' "$r/$unit.d/50-foyer-after-sysroot.conf" ||
+        fail "systemd-repart.service is not ordered after sysroot.mount in the image"
 grep -q '^ConditionDirectoryNotEmpty=|/usr/lib/repart.d$' "$r/$unit" ||
         fail "the unit does not run on the image's /usr/lib/repart.d (systemd changed?)"
 

@@ -56,7 +56,7 @@ src=$(findmnt -n -o SOURCE /)
 disk=/dev/$(lsblk -n -o PKNAME "$src")
 part_bytes=$(lsblk -b -n -d -o SIZE "$src" | tr -d ' ')
 disk_bytes=$(lsblk -b -n -d -o SIZE "$disk" | tr -d ' ')
-flags=$(lsblk -n -d -o PARTFLAGS "$src" | tr -d ' ')
+flags=$(blkid -p -o value -s PART_ENTRY_FLAGS "$src" 2>/dev/null)
 fs_bytes=$(dumpe2fs -h "$src" 2>/dev/null | awk -F: '/^Block count:/ { c = $2 } /^Block size:/ { s = $2 } END { printf "%d", c * s }')
 # Grown: the partition holds all but the last 2% of the disk, the file system all but 2% of it.
 part_grown=$(( part_bytes * 100 >= disk_bytes * 98 ))
