@@ -206,7 +206,10 @@ static int add_sysroot_mount(const char *dest) {
 }
 
 /* foyer's addition: once /sysroot is mounted, check that it is the discovered partition, apply its GPT
- * flags and mount a discovered /usr; it logs the partitions it found by PARTUUID. */
+ * flags and mount a discovered /usr; it logs the partitions it found by PARTUUID. After
+ * systemd-repart.service too (when the image has it, for the tree's repart definitions): the grow-fs
+ * flag's systemd-growfs must see the partition repart grew, as systemd's own
+ * systemd-growfs-root.service is ordered after it. */
 static int add_root_discovered_service(const char *dest) {
         _cleanup_unit_file_ UnitFile *u = NULL;
         int r;
@@ -221,7 +224,7 @@ static int add_root_discovered_service(const char *dest) {
                 "Description=Discovered Root Partition Setup\n"
                 "Documentation=man:systemd-gpt-auto-generator(8)\n"
                 "DefaultDependencies=no\n"
-                "After=sysroot.mount\n"
+                "After=sysroot.mount systemd-repart.service\n"
                 "Before=initrd-root-fs.target initrd-fs.target\n"
                 "ConditionPathIsMountPoint=/sysroot\n"
                 "\n"

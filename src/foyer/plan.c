@@ -51,6 +51,9 @@ static const Planner planners[] = {
         /* dm-verity with the tree's veritysetup generator and program, and its modules (host-only: a
          * verity root or /usr). */
         { "verity",             .run_probe = plan_verity, .modules = plan_verity_modules },
+        /* systemd-repart for the tree's repart definitions; its unit's dependencies and stock links
+         * (sysinit.target.wants/) come with the tokens'. */
+        { "repart",             .run = plan_repart },
         /* The keymap for the passphrase prompt; its loadkeys is resolved with the other binaries. */
         { "keymap",             .run = plan_keymap },
         /* After crypt, whose /etc/crypttab says what the volumes ask for; the units it adds have

@@ -120,6 +120,11 @@ int plan_verity(Manifest *m, const BuildConfig *c, const Probe *p);
 /* Modules hook: dm_verity and sha256, in every image plan_verity() gave veritysetup. */
 int plan_verity_modules(Manifest *m, const BuildConfig *c, const Probe *p, char ***wanted);
 
+/* plan-repart.c: systemd-repart in the initrd, with its unit, the tree's repart definitions and the
+ * mkfs programs their Format= lines need, when the tree has definitions; a tree with definitions but
+ * without systemd-repart or its unit fails the build, naming it. */
+int plan_repart(Manifest *m, const BuildConfig *c);
+
 /* plan-resume.c: resume from hibernation, with the tree's systemd-hibernate-resume-generator and
  * the unit it enables (the template in systemd 252, one service in later versions). */
 int plan_resume(Manifest *m, const BuildConfig *c);

@@ -81,6 +81,12 @@ VERITY_USR_FS_UUID=76657269-7479-4000-8000-000000000015
 # UUIDs are not fixed but derived from the root hash as systemd-repart makes them (the first 128 bits
 # name the data partition, the last 128 the hash partition), so that roothash= alone finds them.
 VERITY_UKI_ESP_PARTUUID=76657269-7479-4000-8000-000000000021
+# repart-root: GPT on a 2 GiB disk whose root partition (x86-64 root type, with the grow-fs flag,
+# bit 59, as systemd-repart's GrowFileSystem=yes leaves it) holds a 400 MiB ext4 in its first 400 MiB;
+# the root's fstab line has x-systemd.growfs. The root recipe trixie-repart's definition grows it.
+REPART_DISK_UUID=72657061-7274-4000-8000-000000000000
+REPART_ROOT_PARTUUID=72657061-7274-4000-8000-000000000001
+REPART_FS_UUID=72657061-7274-4000-8000-000000000002
 
 # shellcheck source=SCRIPTDIR/../lib/cache.sh
 source "$(dirname "$(realpath "$0")")/../lib/cache.sh"
@@ -738,6 +744,21 @@ EOF
         rm "$work/data.img" "$work/hash.img"
         sfdisk -d "$work/1.img" | grep -qi "uuid=$data_uuid" ||
                 { echo "mkdisk: the data partition did not get the UUID $data_uuid" >&2; exit 1; }
+        ;;
+repart-root)    # GPT, 2 GiB: the root partition in the first 401 MiB only, for systemd-repart to grow
+        stage "PARTUUID=$REPART_ROOT_PARTUUID / ext4 defaults,x-systemd.growfs 0 1"
+        truncate -s 400M "$work/root.ext4"
+        # 4K blocks, as a larger file system would have: the grown one is online-resized from it.
+        mkfs.ext4 -q -F -b 4096 -L foyer-root -U "$REPART_FS_UUID" -d "$work/stage" "$work/root.ext4"
+        truncate -s 2G "$work/1.img"
+        sfdisk -q --label gpt "$work/1.img" <<EOF
+label: gpt
+label-id: $REPART_DISK_UUID
+first-lba: 2048
+start=2048, size=819200, type=4F68BCE3-E8CD-4DB1-96E7-FBCAF984B709, uuid=$REPART_ROOT_PARTUUID, name=root-x86-64, attrs="GUID:59"
+EOF
+        dd if="$work/root.ext4" of="$work/1.img" bs=1M seek=1 conv=notrunc,sparse status=none
+        rm "$work/root.ext4"
         ;;
 *)
         echo "mkdisk: unknown recipe '$recipe'" >&2
