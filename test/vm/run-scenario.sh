@@ -198,22 +198,42 @@ if [[ ${#subst[@]} -gt 0 ]]; then
         scenario=$logs/$name.scenario
 fi
 
-# A UKI scenario (`uki signed|unsigned`, with `firmware ovmf...`): this tree's foyer puts the
+# A UKI scenario (`uki signed|unsigned ...`, with `firmware ovmf...`): this tree's foyer puts the
 # kernel and the image into a UKI whose .cmdline is the scenario's append lines, on the ESP of a
-# copy of the first disk (mkuki.sh); the firmware boots it from there.
+# copy of the first disk, or on an ESP disk attached after it when it has none (mkuki.sh); the
+# firmware boots it from there. "uki ... pcrsig" signs its PCR 11 values with the test key pair,
+# with the root tree's own systemd-measure; a `uki-other-append ARGS` line makes a second UKI
+# with ARGS added to the command line and the first one's signature, on an ESP disk of its own
+# that the scenario's host steps find as $FOYER_VM_UKI_OTHER (to put in place of the first ESP).
 uki=$(field uki)
+uki_other=$(single_field uki-other-append)
 if [[ -n $uki ]]; then
         [[ -n $foyer_exe && -x $foyer_exe ]] || skip "a UKI scenario needs foyer's builder"
-        [[ -n $recipe ]] || { echo "scenario $name: a uki line needs a disk with an ESP" >&2; exit 1; }
-        stub=()
+        [[ -n $recipe ]] || { echo "scenario $name: a uki line needs a disk" >&2; exit 1; }
+        stub=
+        measure_root=
         if [[ ${#build_root[@]} -gt 0 ]]; then
-                stub=("$tree/usr/lib/systemd/boot/efi/linuxx64.efi.stub")
-                [[ -r ${stub[0]} ]] || { echo "scenario $name: the root tree has no ${stub[0]} (systemd-boot-efi)" >&2; exit 1; }
+                stub=$tree/usr/lib/systemd/boot/efi/linuxx64.efi.stub
+                measure_root=$tree
+                [[ -r $stub ]] || { echo "scenario $name: the root tree has no $stub (systemd-boot-efi)" >&2; exit 1; }
         fi
-        imgs[0]=$("$here/mkuki.sh" "$cache" "$name" "$foyer_exe" "$kernel" "$initrd" "${imgs[0]}" "$uki" \
-                  "console=ttyS0 panic=-1 printk.time=1 $(field append | tr '\n' ' ')" "${stub[@]}")
+        uki_disks=$("$here/mkuki.sh" "$cache" "$name" "$foyer_exe" "$kernel" "$initrd" "${imgs[0]}" "$uki" \
+                    "console=ttyS0 panic=-1 printk.time=1 $(field append | tr '\n' ' ')" "$stub" "$measure_root" \
+                    "$uki_other")
+        mapfile -t uki_disks <<<"$uki_disks"
+        imgs[0]=${uki_disks[0]}
         drives[1]=${imgs[0]}
+        for img in "${uki_disks[@]:1}"; do
+                drives+=(--drive "$img")
+        done
+        if [[ -n $uki_other ]]; then
+                export FOYER_VM_UKI_OTHER=$cache/uki-$name/esp-other.img
+                [[ -s $FOYER_VM_UKI_OTHER ]] || { echo "scenario $name: mkuki.sh left no $FOYER_VM_UKI_OTHER" >&2; exit 1; }
+        fi
         kind+=", in a UKI ($uki)"
+elif [[ -n $uki_other ]]; then
+        echo "scenario $name: uki-other-append needs a uki line" >&2
+        exit 1
 fi
 
 # What QEMU boots: the same kernel, decompressed once, through its PVH entry (mkvmlinux.sh: saves

@@ -7,10 +7,13 @@
 # booted root the service prints how the initrd's systemd-cryptsetup unlocked the root (its journal
 # lines, FOYER-CRYPTSETUP:) and, on the first boot that finds no systemd-tpm2 token in the root's
 # LUKS2 header (mkdisk.sh's recipe luks), enrols the volume to the VM's TPM with
-# systemd-cryptenroll, PCR 7, unlocking it with the key file /etc/foyer-tpm/luks.key (the disk's
-# passphrase: it lies on the encrypted root only, never in the image). A copy of the trixie tree
-# (apt writes into it), cached as CACHEDIR/tree-trixie-tpm-<hash>, keyed by this script's text
-# and the trixie tree's path. Prints the tree's path.
+# systemd-cryptenroll, bound to a signed PCR 11 policy alone: the public key
+# /etc/foyer-tpm/pcr-public.pem, test/vm/tpm-pcr-test.pem, whose private half signs the scenario's
+# UKI (mkuki.sh's pcrsig), and no PCR of its own. It unlocks the volume with the key file
+# /etc/foyer-tpm/luks.key (the disk's passphrase: it lies on the encrypted root only, never in the
+# image). A copy of the trixie tree (apt writes into it), cached as
+# CACHEDIR/tree-trixie-tpm-<hash>, keyed by this script's text, the public key and the trixie
+# tree's path. Prints the tree's path.
 set -euo pipefail
 
 cachedir=${1:?usage: trixie-tpm.sh CACHEDIR}
@@ -18,7 +21,8 @@ here=$(dirname "$(realpath "$0")")
 base=$("$here/trixie.sh" "$cachedir")
 # shellcheck source=SCRIPTDIR/../../lib/cache.sh
 source "$here/../../lib/cache.sh"
-hash=$(cache_key "$0" -- "$base")
+pcr_public=$here/../tpm-pcr-test.pem
+hash=$(cache_key "$0" "$pcr_public" -- "$base")
 tree=$cachedir/tree-trixie-tpm-$hash
 # mkdisk.sh's LUKS_UUID and LUKS_PASSPHRASE (recipe luks).
 luks_uuid=4c554b53-2d70-4000-8000-000000000001
@@ -40,18 +44,33 @@ rm -rf "$t"/var/lib/apt/lists/* "$t"/var/cache/apt/*.bin "$t"/var/cache/apt/arch
 install -d -m 0700 "$t/etc/foyer-tpm"
 printf '%s' "$luks_passphrase" >"$t/etc/foyer-tpm/luks.key"
 chmod 0400 "$t/etc/foyer-tpm/luks.key"
+install -m 0444 "$pcr_public" "$t/etc/foyer-tpm/pcr-public.pem"
 install -D -m 0755 /dev/stdin "$t/usr/local/sbin/foyer-tpm-enroll" <<EOF2
 #!/bin/bash
-# How the initrd unlocked the root, then enrolment to the TPM if the header has no TPM2 token yet.
+# How the initrd unlocked the root, then enrolment to the TPM if the header has no TPM2 token yet:
+# a signed PCR 11 policy (--tpm2-pcrs= empty: no PCR is bound by its value), so that any UKI whose
+# .pcrsig the key signed unlocks it, and no other.
 dev=/dev/disk/by-uuid/$luks_uuid
 journalctl -b -q -o cat --no-pager -t systemd-cryptsetup 2>/dev/null | sed 's/^/FOYER-CRYPTSETUP: /'
+# The PCRs the token binds by value and by signature, from its JSON ("tpm2-pcrs":[],
+# "tpm2_pubkey_pcrs":[11]).
+token() {
+        local id
+        id=\$(cryptsetup luksDump "\$dev" | sed -n 's/^ *\([0-9]*\): systemd-tpm2\$/\1/p' | head -n1)
+        echo "FOYER-TPM: token \$(cryptsetup token export --token-id "\$id" "\$dev" |
+                grep -o '"tpm2[-_]p[a-z_-]*crs":\[[0-9,]*\]' | tr '\n' ' ')"
+}
 if cryptsetup luksDump "\$dev" | grep -q 'systemd-tpm2'; then
         echo "FOYER-TPM: enrolled already"
+        token
 else
         echo "FOYER-TPM: enrolling"
         start=\$SECONDS
-        if systemd-cryptenroll --tpm2-device=auto --tpm2-pcrs=7 --unlock-key-file=/etc/foyer-tpm/luks.key "\$dev"; then
+        if systemd-cryptenroll --tpm2-device=auto --tpm2-pcrs= \\
+                --tpm2-public-key=/etc/foyer-tpm/pcr-public.pem --tpm2-public-key-pcrs=11 \\
+                --unlock-key-file=/etc/foyer-tpm/luks.key "\$dev"; then
                 echo "FOYER-TPM: enrolled now (\$((SECONDS - start)) s)"
+                token
         else
                 echo "FOYER-TPM: enrolment failed (\$((SECONDS - start)) s); TPM devices: \$(echo /dev/tpm*)"
         fi
