@@ -120,6 +120,13 @@ int plan_verity(Manifest *m, const BuildConfig *c, const Probe *p);
 /* Modules hook: dm_verity and sha256, in every image plan_verity() gave veritysetup. */
 int plan_verity_modules(Manifest *m, const BuildConfig *c, const Probe *p, char ***wanted);
 
+/* plan-stub.c: what systemd-stub passes in /.extra taken on by the tree's systemd where its version
+ * can: 20-systemd-stub.conf with systemd-tmpfiles-setup.service, systemd-sysext and its initrd units
+ * for the stub's extensions, systemd-creds. */
+int plan_stub(Manifest *m, const BuildConfig *c);
+/* Modules hook: overlay, loop, squashfs and erofs, in every image that merges extensions. */
+int plan_stub_modules(Manifest *m, const BuildConfig *c, const Probe *p, char ***wanted);
+
 /* plan-resume.c: resume from hibernation, with the tree's systemd-hibernate-resume-generator and
  * the unit it enables (the template in systemd 252, one service in later versions). */
 int plan_resume(Manifest *m, const BuildConfig *c);
