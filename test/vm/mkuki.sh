@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# mkuki.sh CACHEDIR NAME FOYER_EXE KERNEL INITRD DISK MODE CMDLINE [STUB]
+# mkuki.sh CACHEDIR NAME FOYER_EXE KERNEL INITRD DISK MODE CMDLINE [STUB [ESP_FILES]]
 #
 # For a UKI scenario (a `uki` line): builds a UKI with this tree's foyer from KERNEL and INITRD
 # (the image run-scenario.sh built) with CMDLINE as its .cmdline, signed with Debian's snakeoil
@@ -9,7 +9,9 @@
 # into the ESP of a copy of DISK (the first disk of a gpt-auto* recipe). Prints the copy's path.
 # MODE "... later-stub" builds on systemd 254's stub instead of the installed 252 one
 # (test/foyer/fetch-stub.sh; exit 77 when the archive cannot be reached). STUB is the stub to
-# build on otherwise: a root tree's own (run-scenario.sh), instead of the host's.
+# build on otherwise: a root tree's own (run-scenario.sh), instead of the host's (empty: the host's).
+# ESP_FILES is a directory whose files go onto the ESP at the same paths (a scenario's esp-files:
+# the stub's EFI/BOOT/BOOTX64.EFI.extra.d/, loader/credentials/).
 # The UKI takes a second to build, so it is made on every run; the copy is sparse.
 set -euo pipefail
 
@@ -22,6 +24,7 @@ disk=${6:?}
 mode=${7:?}
 cmdline=${8:?}
 own_stub=${9:-}
+esp_files=${10:-}
 keydir=${FOYER_VM_SNAKEOIL_DIR:-/usr/share/ovmf}
 out=$cachedir/uki-$name
 
@@ -65,5 +68,15 @@ start=$(sfdisk -d "$disk" | awk '/type=C12A7328-F81F-11D2-BA4B-00A0C93EC93B/ { s
 [[ $start =~ ^[0-9]+$ ]] || { echo "mkuki: $disk has no ESP" >&2; exit 1; }
 cp --sparse=always "$disk" "$out/disk.img.tmp"
 mcopy -o -i "$out/disk.img.tmp@@$((start * 512))" "$out/BOOTX64.EFI" ::/EFI/BOOT/BOOTX64.EFI
+if [[ -n $esp_files ]]; then
+        # Directories first (mmd fails on one that is there: EFI, EFI/BOOT), then the files.
+        while IFS= read -r d; do
+                mmd -i "$out/disk.img.tmp@@$((start * 512))" "::/$d" 2>/dev/null || true
+        done < <(cd "$esp_files" && find . -mindepth 1 -type d -printf '%P\n' | sort)
+        while IFS= read -r f; do
+                mcopy -o -i "$out/disk.img.tmp@@$((start * 512))" "$esp_files/$f" "::/$f"
+                echo "mkuki: ESP: /$f"
+        done < <(cd "$esp_files" && find . -type f -printf '%P\n' | sort)
+fi
 mv "$out/disk.img.tmp" "$out/disk.img"
 echo "$out/disk.img" >&3

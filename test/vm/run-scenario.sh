@@ -202,6 +202,7 @@ fi
 # kernel and the image into a UKI whose .cmdline is the scenario's append lines, on the ESP of a
 # copy of the first disk (mkuki.sh); the firmware boots it from there.
 uki=$(field uki)
+[[ -n $uki || -z $(field esp-files) ]] || { echo "scenario $name: an esp-files line needs a uki line" >&2; exit 1; }
 if [[ -n $uki ]]; then
         [[ -n $foyer_exe && -x $foyer_exe ]] || skip "a UKI scenario needs foyer's builder"
         [[ -n $recipe ]] || { echo "scenario $name: a uki line needs a disk with an ESP" >&2; exit 1; }
@@ -210,8 +211,21 @@ if [[ -n $uki ]]; then
                 stub=("$tree/usr/lib/systemd/boot/efi/linuxx64.efi.stub")
                 [[ -r ${stub[0]} ]] || { echo "scenario $name: the root tree has no ${stub[0]} (systemd-boot-efi)" >&2; exit 1; }
         fi
+        # `esp-files SCRIPT` (relative to test/vm): SCRIPT DIR TREE writes files into DIR, which
+        # mkuki.sh copies onto the ESP beside the UKI (the stub's extra.d/, loader/credentials/).
+        esp_script=$(single_field esp-files)
+        esp_dir=
+        if [[ -n $esp_script ]]; then
+                [[ $esp_script =~ ^[A-Za-z0-9][A-Za-z0-9._/-]*$ && $esp_script != *..* && -x $here/$esp_script ]] ||
+                        { echo "scenario $name: esp-files: no script test/vm/$esp_script" >&2; exit 1; }
+                esp_dir=$cache/esp-$name
+                rm -rf "$esp_dir"
+                mkdir -p "$esp_dir"
+                "$here/$esp_script" "$esp_dir" "$tree" >&2
+                kind+=", ESP files from $esp_script"
+        fi
         imgs[0]=$("$here/mkuki.sh" "$cache" "$name" "$foyer_exe" "$kernel" "$initrd" "${imgs[0]}" "$uki" \
-                  "console=ttyS0 panic=-1 printk.time=1 $(field append | tr '\n' ' ')" "${stub[@]}")
+                  "console=ttyS0 panic=-1 printk.time=1 $(field append | tr '\n' ' ')" "${stub[0]:-}" "$esp_dir")
         drives[1]=${imgs[0]}
         kind+=", in a UKI ($uki)"
 fi

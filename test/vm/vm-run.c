@@ -911,7 +911,7 @@ static bool is_machine_keyword(const char *s) {
         static const char *const keywords[] = {
                 "append", "firmware", "timeout", "fail", "secret", "serial2", "qemu-args", "drive-if",
                 "controller", "hostfwd", "tpm", "vga",
-                "disk", "needs", "image-args", "uki", "kernel", "root", "initrd",
+                "disk", "needs", "image-args", "uki", "esp-files", "kernel", "root", "initrd",
         };
         for (size_t i = 0; i < sizeof keywords / sizeof keywords[0]; i++)
                 if (strcmp(s, keywords[i]) == 0)
@@ -1115,7 +1115,7 @@ static void parse_script(const char *path) {
                                 die("%s:%d: expect needs a regex", path, lineno);
                 } else if (strcmp(s, "disk") == 0 || strcmp(s, "needs") == 0 || strcmp(s, "image-args") == 0 ||
                            strcmp(s, "uki") == 0 || strcmp(s, "kernel") == 0 || strcmp(s, "root") == 0 ||
-                           strcmp(s, "initrd") == 0)
+                           strcmp(s, "initrd") == 0 || strcmp(s, "esp-files") == 0)
                         continue;       /* a line for the shell runner (run-scenario.sh) */
                 else
                         die("%s:%d: unknown keyword '%s'", path, lineno, s);
