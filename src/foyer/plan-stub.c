@@ -37,6 +37,15 @@
 
 #define STUB_TMPFILES "/usr/lib/tmpfiles.d/20-systemd-stub.conf"
 #define TMPFILES_SETUP "systemd-tmpfiles-setup.service"
+#define TMPFILES_SETUP_DROPIN UNITDIR "/" TMPFILES_SETUP ".d/10-foyer-stub.conf"
+
+/* In the initrd the unit only has 20-systemd-stub.conf to do (the image's other tmpfiles.d are for
+ * /dev, which it leaves out): without a stub there is no /.extra, and nothing to run. */
+static const char tmpfiles_setup_dropin[] =
+        "# foyer: in the initrd, systemd-tmpfiles-setup.service copies what systemd-stub put in /.extra\n"
+        "# (20-systemd-stub.conf); without a stub there is no /.extra and nothing to copy.\n"
+        "[Unit]\n"
+        "ConditionPathIsDirectory=/.extra\n";
 
 typedef struct ExtensionUnits {
         const char *kind;               /* what it merges, for the log */
@@ -150,6 +159,10 @@ int plan_stub(Manifest *m, const BuildConfig *c) {
                 if (r < 0)
                         return log_error_errno(r, "Failed to add %s: %m", STUB_TMPFILES);
                 r = add_unit_wanted(m, TMPFILES_SETUP, "sysinit.target", "runs " STUB_TMPFILES);
+                if (r < 0)
+                        return r;
+                r = plan_add_text(m, TMPFILES_SETUP_DROPIN, 0644, tmpfiles_setup_dropin,
+                                  "runs " TMPFILES_SETUP " only when a stub passed /.extra");
                 if (r < 0)
                         return r;
         } else

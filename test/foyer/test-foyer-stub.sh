@@ -7,7 +7,8 @@
 #    systemd-sysext and its units, and one without 20-systemd-stub.conf none of it nor
 #    systemd-tmpfiles-setup.service;
 #  - a tree with 20-systemd-stub.conf (257) gives the file, byte for byte, and
-#    systemd-tmpfiles-setup.service wanted by sysinit.target; the image's systemd-tmpfiles, run
+#    systemd-tmpfiles-setup.service wanted by sysinit.target, conditioned on /.extra (there is
+#    nothing else for it to do in the initrd); the image's systemd-tmpfiles, run
 #    in the unpacked image, copies /.extra/os-release to /run/systemd/stub/os-release;
 #  - a tree whose systemd-sysext.service (and systemd-confext.service) names /.extra (257)
 #    gives those units wanted by sysinit.target, systemd-sysext (which runs there) and the modules
@@ -69,6 +70,8 @@ check_tmpfiles() {      # check_tmpfiles IMAGE-DIR
         [ -f "$r/$units/systemd-tmpfiles-setup.service" ] || fail "no systemd-tmpfiles-setup.service in the image"
         [ "$(readlink "$r/$units/sysinit.target.wants/systemd-tmpfiles-setup.service")" = ../systemd-tmpfiles-setup.service ] ||
                 fail "systemd-tmpfiles-setup.service is not wanted by sysinit.target"
+        grep -qx 'ConditionPathIsDirectory=/.extra' "$r/$units/systemd-tmpfiles-setup.service.d/10-foyer-stub.conf" ||
+                fail "systemd-tmpfiles-setup.service does not wait for a stub's /.extra"
         # What the unit runs, in the image: the stub's os-release reaches /run/systemd/stub/.
         mkdir -p "$r/.extra" "$r/run"
         echo 'ID=foyer-stub-test' >"$r/.extra/os-release"
