@@ -62,6 +62,8 @@ static const Planner planners[] = {
         /* The SSH server and the network, whose units' dependencies come with the tokens'. Before etc,
          * which gives root foyer-unlock as its shell with --no-shell and adds systemd-networkd's user. */
         { "ssh",                .run = plan_ssh, .modules = plan_ssh_modules },
+        /* What systemd-stub passes in /.extra: its units' dependencies and links come with the tokens'. */
+        { "stub",               .run = plan_stub, .modules = plan_stub_modules },
         { "token-unit-deps",    .run = plan_unit_deps },
         { "token-unit-links",   .run = plan_unit_links },
         { "debug",              .run = plan_debug },

@@ -124,6 +124,12 @@ int plan_verity_modules(Manifest *m, const BuildConfig *c, const Probe *p, char 
  * mkfs programs their Format= lines need, when the tree has definitions; a tree with definitions but
  * without systemd-repart or its unit fails the build, naming it. */
 int plan_repart(Manifest *m, const BuildConfig *c);
+/* plan-stub.c: what systemd-stub passes in /.extra taken on by the tree's systemd where its version
+ * can: 20-systemd-stub.conf with systemd-tmpfiles-setup.service, systemd-sysext and its initrd units
+ * for the stub's extensions, systemd-creds. */
+int plan_stub(Manifest *m, const BuildConfig *c);
+/* Modules hook: overlay, loop, squashfs and erofs, in every image that merges extensions. */
+int plan_stub_modules(Manifest *m, const BuildConfig *c, const Probe *p, char ***wanted);
 
 /* plan-resume.c: resume from hibernation, with the tree's systemd-hibernate-resume-generator and
  * the unit it enables (the template in systemd 252, one service in later versions). */

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# mkuki.sh CACHEDIR NAME FOYER_EXE KERNEL INITRD DISK MODE CMDLINE [STUB [ROOT [OTHER_APPEND]]]
+# mkuki.sh CACHEDIR NAME FOYER_EXE KERNEL INITRD DISK MODE CMDLINE [STUB [ROOT [OTHER_APPEND [ESP_FILES]]]]
 #
 # For a UKI scenario (a `uki` line): builds a UKI with this tree's foyer from KERNEL and INITRD
 # (the image run-scenario.sh built) with CMDLINE as its .cmdline, signed with Debian's snakeoil
@@ -11,13 +11,15 @@
 # disks that take DISK's place, one a line.
 # MODE "... later-stub" builds on systemd 254's stub instead of the installed 252 one
 # (test/foyer/fetch-stub.sh; exit 77 when the archive cannot be reached). STUB is the stub to
-# build on otherwise: a root tree's own (run-scenario.sh), instead of the host's.
+# build on otherwise: a root tree's own (run-scenario.sh), instead of the host's (empty: the host's).
 # MODE "... pcrsig" adds .pcrpkey and .pcrsig (foyer uki --pcr-private-key) with the test key
 # pair tpm-pcr-test.key/.pem, signed by ROOT's own systemd-measure (the stub's version; run with
 # ROOT's dynamic loader and libraries) when ROOT is given. With OTHER_APPEND, a second UKI whose
 # command line is CMDLINE and OTHER_APPEND, but whose .pcrpkey and .pcrsig are the first UKI's
 # (a command line changed after signing: the signature is not for the PCR 11 it measures to),
 # lies on an ESP disk of its own, CACHEDIR/uki-NAME/esp-other.img, for a host step to swap in.
+# ESP_FILES is a directory whose files go onto the ESP at the same paths (a scenario's esp-files:
+# the stub's EFI/BOOT/BOOTX64.EFI.extra.d/, loader/credentials/).
 # The UKI takes a second to build, so it is made on every run; the copy is sparse.
 set -euo pipefail
 
@@ -32,6 +34,7 @@ cmdline=${8:?}
 own_stub=${9:-}
 root=${10:-}
 other_append=${11:-}
+esp_files=${12:-}
 here=$(dirname "$(realpath "$0")")
 keydir=${FOYER_VM_SNAKEOIL_DIR:-/usr/share/ovmf}
 out=$cachedir/uki-$name
@@ -138,6 +141,7 @@ rm -f "$out/db.key" "$out/pcr.key"
 start=$( { sfdisk -d "$disk" 2>/dev/null || true; } | awk '/type=C12A7328-F81F-11D2-BA4B-00A0C93EC93B/ { sub(/,/, "", $4); print $4 }')
 if [[ -z $start ]]; then
         # No partition table or no ESP (a whole-disk LUKS volume): an ESP disk of its own.
+        [[ -z $esp_files ]] || { echo "mkuki: ESP_FILES need a DISK with an ESP ($disk has none)" >&2; exit 2; }
         esp "$out/esp.img.tmp" "$out/BOOTX64.EFI"
         mv "$out/esp.img.tmp" "$out/esp.img"
         printf '%s\n' "$disk" "$out/esp.img" >&3
@@ -146,5 +150,15 @@ fi
 [[ $start =~ ^[0-9]+$ ]] || { echo "mkuki: $disk: cannot read the ESP's start ('$start')" >&2; exit 1; }
 cp --sparse=always "$disk" "$out/disk.img.tmp"
 mcopy -o -i "$out/disk.img.tmp@@$((start * 512))" "$out/BOOTX64.EFI" ::/EFI/BOOT/BOOTX64.EFI
+if [[ -n $esp_files ]]; then
+        # Directories first (mmd fails on one that is there: EFI, EFI/BOOT), then the files.
+        while IFS= read -r d; do
+                mmd -i "$out/disk.img.tmp@@$((start * 512))" "::/$d" 2>/dev/null || true
+        done < <(cd "$esp_files" && find . -mindepth 1 -type d -printf '%P\n' | sort)
+        while IFS= read -r f; do
+                mcopy -o -i "$out/disk.img.tmp@@$((start * 512))" "$esp_files/$f" "::/$f"
+                echo "mkuki: ESP: /$f"
+        done < <(cd "$esp_files" && find . -type f -printf '%P\n' | sort)
+fi
 mv "$out/disk.img.tmp" "$out/disk.img"
 echo "$out/disk.img" >&3

@@ -207,6 +207,7 @@ fi
 # that the scenario's host steps find as $FOYER_VM_UKI_OTHER (to put in place of the first ESP).
 uki=$(field uki)
 uki_other=$(single_field uki-other-append)
+[[ -n $uki || -z $(field esp-files) ]] || { echo "scenario $name: an esp-files line needs a uki line" >&2; exit 1; }
 if [[ -n $uki ]]; then
         [[ -n $foyer_exe && -x $foyer_exe ]] || skip "a UKI scenario needs foyer's builder"
         [[ -n $recipe ]] || { echo "scenario $name: a uki line needs a disk" >&2; exit 1; }
@@ -217,9 +218,22 @@ if [[ -n $uki ]]; then
                 measure_root=$tree
                 [[ -r $stub ]] || { echo "scenario $name: the root tree has no $stub (systemd-boot-efi)" >&2; exit 1; }
         fi
+        # `esp-files SCRIPT` (relative to test/vm): SCRIPT DIR TREE writes files into DIR, which
+        # mkuki.sh copies onto the ESP beside the UKI (the stub's extra.d/, loader/credentials/).
+        esp_script=$(single_field esp-files)
+        esp_dir=
+        if [[ -n $esp_script ]]; then
+                [[ $esp_script =~ ^[A-Za-z0-9][A-Za-z0-9._/-]*$ && $esp_script != *..* && -x $here/$esp_script ]] ||
+                        { echo "scenario $name: esp-files: no script test/vm/$esp_script" >&2; exit 1; }
+                esp_dir=$cache/esp-$name
+                rm -rf "$esp_dir"
+                mkdir -p "$esp_dir"
+                "$here/$esp_script" "$esp_dir" "$tree" >&2
+                kind+=", ESP files from $esp_script"
+        fi
         uki_disks=$("$here/mkuki.sh" "$cache" "$name" "$foyer_exe" "$kernel" "$initrd" "${imgs[0]}" "$uki" \
                     "console=ttyS0 panic=-1 printk.time=1 $(field append | tr '\n' ' ')" "$stub" "$measure_root" \
-                    "$uki_other")
+                    "$uki_other" "$esp_dir")
         mapfile -t uki_disks <<<"$uki_disks"
         imgs[0]=${uki_disks[0]}
         drives[1]=${imgs[0]}

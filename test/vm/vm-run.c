@@ -81,7 +81,7 @@
  *                         (hostfwd, tpm and vga too.) "boot tpm-reset" (with tpm) starts that boot
  *                         on an empty TPM state: the earlier boots' is wiped, as if the TPM had been
  *                         cleared or replaced, so that what was sealed to it no longer unseals.
- * Lines for the shell runner (disk, needs, image-args, uki, uki-other-append, kernel, root, initrd) are
+ * Lines for the shell runner (disk, needs, image-args, uki, uki-other-append, esp-files, kernel, root, initrd) are
  * skipped; any other keyword, and a script without steps, is an error.
  * Text matched by one step is consumed: the next step only looks at what came after it.
  */
@@ -911,7 +911,7 @@ static bool is_machine_keyword(const char *s) {
         static const char *const keywords[] = {
                 "append", "firmware", "timeout", "fail", "secret", "serial2", "qemu-args", "drive-if",
                 "controller", "hostfwd", "tpm", "vga",
-                "disk", "needs", "image-args", "uki", "uki-other-append", "kernel", "root", "initrd",
+                "disk", "needs", "image-args", "uki", "uki-other-append", "esp-files", "kernel", "root", "initrd",
         };
         for (size_t i = 0; i < sizeof keywords / sizeof keywords[0]; i++)
                 if (strcmp(s, keywords[i]) == 0)
@@ -1115,7 +1115,7 @@ static void parse_script(const char *path) {
                                 die("%s:%d: expect needs a regex", path, lineno);
                 } else if (strcmp(s, "disk") == 0 || strcmp(s, "needs") == 0 || strcmp(s, "image-args") == 0 ||
                            strcmp(s, "uki") == 0 || strcmp(s, "uki-other-append") == 0 || strcmp(s, "kernel") == 0 ||
-                           strcmp(s, "root") == 0 || strcmp(s, "initrd") == 0)
+                           strcmp(s, "root") == 0 || strcmp(s, "initrd") == 0 || strcmp(s, "esp-files") == 0)
                         continue;       /* a line for the shell runner (run-scenario.sh) */
                 else
                         die("%s:%d: unknown keyword '%s'", path, lineno, s);
