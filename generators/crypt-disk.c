@@ -132,6 +132,9 @@ static int write_file_dependencies(FILE *f, const char *dest, const char *path, 
 
         if (!path || streq(path, "-") || streq(path, "none"))
                 return 0;
+        /* A bare "header" option: 257 wrote an empty RequiresMountsFor=, 262 writes nothing. */
+        if (isempty(path) && systemd_skips_empty_file_dependency())
+                return 0;
         if (path_equal(path, "/dev/urandom") || path_equal(path, "/dev/random") ||
             path_equal(path, "/dev/hw_random") || path_equal(path, "/dev/hwrng")) {
                 fputs("After=systemd-random-seed.service\n", f);

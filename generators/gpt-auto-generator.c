@@ -21,6 +21,7 @@
 
 static bool arg_enabled = true;
 static bool arg_root_enabled = true;
+static bool arg_root_other;     /* a root= other than gpt-auto decides (see parse_item()) */
 static int arg_root_rw = -1;
 /* rootfstype= and rootflags=, which 257 (not 252) applies to the discovered root. */
 static char *arg_root_fstype = NULL;
@@ -29,6 +30,7 @@ static char *arg_root_options = NULL;
 /* The one place that sets the arg_* state back to its defaults; run by generator_main() after run(). */
 static void reset_args(void) {
         arg_enabled = arg_root_enabled = true;
+        arg_root_other = false;
         arg_root_rw = -1;
         free(arg_root_fstype);
         free(arg_root_options);
@@ -47,12 +49,14 @@ static int parse_cmdline_item(const char *key, const char *value, void *data) {
         } else if (cmdline_key_streq(key, "root")) {
                 if (cmdline_value_missing(key, value))
                         return 0;
-                /* Any root= but gpt-auto turns discovery off for good, even if root=gpt-auto follows
-                 * (unlike the root generator, where the last root= wins): 252 does the same. */
+                /* 252 and 257: any root= but gpt-auto turns discovery off for good, even if root=gpt-auto
+                 * follows. 262, like the root generator, lets the last root= decide (else "root=/dev/sda2
+                 * root=gpt-auto" would mount nothing at all). */
                 if (!streq(value, "gpt-auto")) {
-                        arg_root_enabled = false;
+                        arg_root_other = true;
                         log_debug("Disabling root partition auto-detection, root= is defined.");
-                }
+                } else if (systemd_gpt_auto_last_root_wins())
+                        arg_root_other = false;
         } else if (cmdline_key_streq(key, "roothash")) {
                 if (cmdline_value_missing(key, value))
                         return 0;
@@ -286,7 +290,7 @@ static int run(const char *dest, const char *dest_early, const char *dest_late) 
                 log_debug("Disabled, exiting.");
                 return 0;
         }
-        if (!arg_root_enabled)
+        if (!arg_root_enabled || arg_root_other)
                 return 0;
 
         /* Like 252, everything goes to the late directory so that any other sysroot.mount wins. */

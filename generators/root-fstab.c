@@ -282,6 +282,9 @@ int add_mount(const char *source, const char *dest, const char *what, const char
 
         if (!(flags & MOUNT_NOFAIL) && !linked_by_options)
                 fprintf(f, "Before=%s\n", target_unit);
+        /* A root image systemd-importd downloads (systemd.pull=) is there once imports.target is. */
+        if (flags & MOUNT_AFTER_IMPORTS)
+                fputs("After=imports.target\n", f);
 
         if (passno != 0) {
                 r = generator_write_fsck_deps(f, dest, what, where, fstype);
@@ -318,6 +321,9 @@ int add_mount(const char *source, const char *dest, const char *what, const char
                 return r;
         if ((flags & MOUNT_GROWFS) &&
             (r = generator_hook_up_growfs(dest, where, linked_by_options ? NULL : target_unit)) < 0)
+                return r;
+        if ((flags & MOUNT_VALIDATEFS) &&
+            (r = generator_hook_up_validatefs(dest, where, linked_by_options ? NULL : target_unit)) < 0)
                 return r;
 
         if (flags & MOUNT_AUTOMOUNT) {
@@ -456,6 +462,8 @@ int fstab_add_entry(const char *source, const char *dest, const char *spec, cons
                 flags |= MOUNT_MAKEFS;
         if (mount_options_test(opts, "x-systemd.growfs\0"))
                 flags |= MOUNT_GROWFS;
+        if (systemd_knows_validatefs() && mount_options_test(opts, "x-systemd.validatefs\0"))
+                flags |= MOUNT_VALIDATEFS;
 
         if (streq_ptr(fstype, "swap"))
                 return add_swap(source, dest, what, opts, flags, swap_enabled, sysroot_check);
@@ -528,11 +536,12 @@ int fstab_add_entry(const char *source, const char *dest, const char *spec, cons
                 }
         }
         if (is_usr) {
-                r = add_mount(source, dest, what, "/sysusr/usr", NULL, fstype, opts, passno, flags,
-                              "initrd-usr-fs.target", sysroot_check);
+                /* 262 validates /usr where the real system sees it, the bind mount on /sysroot/usr. */
+                r = add_mount(source, dest, what, "/sysusr/usr", NULL, fstype, opts, passno,
+                              flags & ~MOUNT_VALIDATEFS, "initrd-usr-fs.target", sysroot_check);
                 if (r == 0)
-                        r = add_mount(source, dest, "/sysusr/usr", "/sysroot/usr", NULL, NULL, "bind", 0, 0,
-                                      "initrd-fs.target", sysroot_check);
+                        r = add_mount(source, dest, "/sysusr/usr", "/sysroot/usr", NULL, NULL, "bind", 0,
+                                      flags & MOUNT_VALIDATEFS, "initrd-fs.target", sysroot_check);
                 return r == -EBADMSG ? 0 : r;
         }
         if (is_root) {

@@ -13,6 +13,8 @@ typedef enum MountFlags {
         MOUNT_MAKEFS = 1 << 3,
         MOUNT_GROWFS = 1 << 4,
         MOUNT_RW_ONLY = 1 << 5,
+        MOUNT_AFTER_IMPORTS = 1 << 6, /* root= and mount.usr= (258): After=imports.target */
+        MOUNT_VALIDATEFS = 1 << 7,    /* x-systemd.validatefs (258) */
 } MountFlags;
 
 /* Writes the .mount unit for what on where (and its target symlink) as systemd 252's fstab generator

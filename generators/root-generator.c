@@ -258,6 +258,25 @@ static int special_form(const char *dest, const char *role, const char *key, con
         return r < 0 ? r : FORM_REFUSED;
 }
 
+/* The flags of the /sysroot and /sysusr/usr mounts of root= and mount.usr= (options: rootflags=;
+ * 262 validates the root's file system for x-systemd.validatefs there, not /usr's for usrflags=). */
+static MountFlags cmdline_mount_flags(const char *options) {
+        MountFlags flags = systemd_orders_after_imports() ? MOUNT_AFTER_IMPORTS : 0;
+
+        if (options && systemd_knows_validatefs() && mount_options_test(options, "x-systemd.validatefs\0"))
+                flags |= MOUNT_VALIDATEFS;
+        return flags;
+}
+
+/* The flags root=bind: asks for unless rootflags= names them or their opposite. */
+static const struct {
+        const char *name, *pair;
+} bind_flags[] = {
+        { "suid", "suid\0nosuid\0" },
+        { "dev", "dev\0nodev\0" },
+        { "exec", "exec\0noexec\0" },
+};
+
 static int add_sysroot_mount(const char *dest) {
         _cleanup_free_ char *what = NULL, *opts = NULL;
         const char *fstype, *bind, *extra_opts = NULL;
@@ -316,6 +335,13 @@ static int add_sysroot_mount(const char *dest) {
                 extra_opts = "mode=0755";
         if (extra_opts && strextend_with_separator(&opts, ",", extra_opts) < 0)
                 return log_oom();
+        /* A bind mount keeps the flags of its source (/run is nosuid,nodev,noexec): 262 asks for
+         * suid, dev and exec unless rootflags= says otherwise. */
+        if (bind && systemd_root_bind_clears_flags())
+                for (size_t i = 0; i < ELEMENTSOF(bind_flags); i++)
+                        if (!mount_options_test(opts, bind_flags[i].pair) &&
+                            strextend_with_separator(&opts, ",", bind_flags[i].name) < 0)
+                                return log_oom();
 
         log_debug("Found entry what=%s where=/sysroot type=%s opts=%s", what, strna(fstype), opts);
 
@@ -327,7 +353,7 @@ static int add_sysroot_mount(const char *dest) {
 
         r = add_mount("/proc/cmdline", dest, what, "/sysroot", NULL, fstype, opts,
                       is_device_path(what) ? 1 : 0, /* passno */
-                      0, "initrd-root-fs.target", false);
+                      cmdline_mount_flags(opts), "initrd-root-fs.target", false);
         if (r < 0)
                 return r;
         return add_rd_timeout(dest, what, opts);
@@ -354,7 +380,9 @@ static int add_sysroot_usr_mount(const char *dest) {
         }
         if (streq(arg_usr_what, "gpt-auto")) {
                 log_debug("Skipping /usr/ directory handling, as gpt-auto was requested.");
-                return 1;
+                /* 262 (unlike 252 and 257) counts this as no /usr mount: initrd-usr-fs.target
+                 * requires sysroot.mount, as without mount.usr=. */
+                return systemd_usr_gpt_auto_is_no_mount() ? 0 : 1;
         }
         if (path_equal(arg_usr_what, "/dev/nfs")) {
                 log_debug("Skipping /usr/ directory handling, as /dev/nfs was requested.");
@@ -380,7 +408,7 @@ static int add_sysroot_usr_mount(const char *dest) {
         log_debug("Found entry what=%s where=/sysusr/usr type=%s opts=%s", what, strna(arg_usr_fstype), opts);
 
         r = add_mount("/proc/cmdline", dest, what, "/sysusr/usr", NULL, arg_usr_fstype, opts,
-                      is_device_path(what) ? 1 : 0, 0, "initrd-usr-fs.target", false);
+                      is_device_path(what) ? 1 : 0, cmdline_mount_flags(NULL), "initrd-usr-fs.target", false);
         if (r < 0)
                 return r;
 

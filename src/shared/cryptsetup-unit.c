@@ -17,13 +17,15 @@ void cryptsetup_write_unit_section(FILE *f, const char *source) {
         if (systemd_version() >= 257) {
                 /* 257 starts the dependencies with an empty line, orders after the early TPM2 setup and
                  * writes IgnoreOnIsolate= after them. */
-                fputs("\n"
-                      "DefaultDependencies=no\n"
-                      "After=cryptsetup-pre.target systemd-udevd-kernel.socket systemd-tpm2-setup-early.service\n"
-                      "Before=blockdev@dev-mapper-%i.target\n"
-                      "Wants=blockdev@dev-mapper-%i.target\n"
-                      "IgnoreOnIsolate=true\n",
-                      f);
+                fprintf(f,
+                        "\n"
+                        "DefaultDependencies=no\n"
+                        "After=cryptsetup-pre.target systemd-udevd-kernel.socket %s"
+                        "systemd-tpm2-setup-early.service\n"
+                        "Before=blockdev@dev-mapper-%%i.target\n"
+                        "Wants=blockdev@dev-mapper-%%i.target\n"
+                        "IgnoreOnIsolate=true\n",
+                        systemd_cryptsetup_after_udevd() ? "systemd-udevd.service " : "");
                 return;
         }
         fputs("DefaultDependencies=no\n"

@@ -192,9 +192,11 @@ static int write_fsck_sysroot_service(const char *unit, const char *dir, const c
                 "Type=oneshot\n"
                 "RemainAfterExit=yes\n"
                 "ExecStart=%8$s/systemd-fsck %6$s\n"
-                "TimeoutSec=%9$s\n",
+                "TimeoutSec=%9$s\n"
+                "%10$s",
                 escaped, unit, device, strempty(extra_after), isempty(extra_after) ? "" : " ", escaped2,
-                systemd_writes_dependency_gap() ? "\n" : "", systemd_libexec_dir(), systemd_timeout_infinity());
+                systemd_writes_dependency_gap() ? "\n" : "", systemd_libexec_dir(), systemd_timeout_infinity(),
+                systemd_fsck_imports_credentials() ? "ImportCredential=fsck.*\n" : "");
         return generator_commit_unit_file(u, "/proc/cmdline");
 }
 
@@ -487,6 +489,10 @@ static int hook_up_shipped_unit(const char *dir, const char *where, const char *
 
 int generator_hook_up_pcrfs(const char *dir, const char *where, const char *target) {
         return hook_up_shipped_unit(dir, where, target, "systemd-pcrfs");
+}
+
+int generator_hook_up_validatefs(const char *dir, const char *where, const char *target) {
+        return hook_up_shipped_unit(dir, where, target, "systemd-validatefs");
 }
 
 int generator_hook_up_growfs(const char *dir, const char *where, const char *target) {

@@ -104,3 +104,6 @@ int generator_hook_up_growfs(const char *dir, const char *where, const char *tar
 /* 257's measurement of a mounted file system: the image's systemd-pcrfs@.service instance (for /:
  * systemd-pcrfs-root.service) in <where>.mount.wants/, target (may be NULL) ordered after it. */
 int generator_hook_up_pcrfs(const char *dir, const char *where, const char *target);
+/* 258's x-systemd.validatefs: the image's systemd-validatefs@.service instance for where in
+ * <where>.mount.wants/, target (may be NULL) ordered after it. */
+int generator_hook_up_validatefs(const char *dir, const char *where, const char *target);

@@ -45,3 +45,52 @@ const char *systemd_timeout_infinity(void);
 static inline int systemd_writes_dependency_gap(void) {
         return systemd_version() >= 257;
 }
+
+/* Whether the fsck units the fstab generator writes import the fsck.mode/fsck.repair credentials
+ * (ImportCredential=fsck.*, systemd 258). */
+static inline int systemd_fsck_imports_credentials(void) {
+        return systemd_version() >= 258;
+}
+
+/* Whether the root and /usr mounts from the kernel command line are ordered after imports.target,
+ * where systemd-importd's downloads of the root image finish (systemd 258). */
+static inline int systemd_orders_after_imports(void) {
+        return systemd_version() >= 258;
+}
+
+/* Whether cryptsetup units are ordered after systemd-udevd.service as well as its kernel socket
+ * (the first version after 257 foyer follows; 262 writes it, 257 does not). */
+static inline int systemd_cryptsetup_after_udevd(void) {
+        return systemd_version() >= 258;
+}
+
+/* Whether root=bind: adds suid, dev and exec to the bind mount's options unless rootflags= names them
+ * (first version after 257 foyer follows; 262 writes them). */
+static inline int systemd_root_bind_clears_flags(void) {
+        return systemd_version() >= 258;
+}
+
+/* Whether mount.usr=gpt-auto leaves initrd-usr-fs.target to sysroot.mount, as no mount.usr= does
+ * (first version after 257 foyer follows; 262 does, 257 writes no link). */
+static inline int systemd_usr_gpt_auto_is_no_mount(void) {
+        return systemd_version() >= 258;
+}
+
+/* Whether a key or header file option without a path ("header") gets no RequiresMountsFor= line
+ * (first version after 257 foyer follows; 262 writes none, 257 an empty one). */
+static inline int systemd_skips_empty_file_dependency(void) {
+        return systemd_version() >= 258;
+}
+
+/* Whether systemd-gpt-auto-generator follows the last root= (root=gpt-auto after another root=
+ * discovers the root) rather than giving up at the first other one (first version after 257 foyer
+ * follows; 262 does). */
+static inline int systemd_gpt_auto_last_root_wins(void) {
+        return systemd_version() >= 258;
+}
+
+/* Whether the fstab generator knows x-systemd.validatefs (systemd 258: systemd-validatefs@.service
+ * checks the file system's user.validatefs.* attributes against where it is mounted). */
+static inline int systemd_knows_validatefs(void) {
+        return systemd_version() >= 258;
+}

@@ -17,10 +17,12 @@
 #   257  Debian 13 (trixie): the generators of the trixie tree made (once, cached in
 #        $FOYER_TREE_CACHE, default /var/cache/foyer-trees) by test/foyer/mktree.sh, run with the
 #        tree's own dynamic loader and libraries.
+#   262  Debian unstable (sid): the same, with the sid tree of test/foyer/mktree.sh (tools/test
+#        starts making it in the background at its start).
 #
 # A case may differ only when it is listed, with its reason, in the version's list of differences:
-# for 252 the known-differences tables of docs/kernel-command-line.md, for 257 the tables
-# "differences-257 KIND" of docs/systemd-257.md. A listed case whose outputs are identical fails
+# for 252 the known-differences tables of docs/kernel-command-line.md, for 257 and 262 the tables
+# "differences-VERSION KIND" of docs/systemd-VERSION.md. A listed case whose outputs are identical fails
 # (the list must stay true), unless it is marked "(varies)"; so does a listed name that is no case.
 # The NN-foyer-* debug cases (rd.break=, rd.shell, ...: no systemd counterpart) are not compared.
 # A missing tree, reference generator or foyer generator, or a reference of another version, fails
@@ -61,6 +63,7 @@ reference_tree() {
         case $version in
                 252) suite=bookworm ;;
                 257) suite=trixie ;;
+                262) suite=sid ;;
                 *) echo "differential: no Debian suite is known for systemd $version" >&2; return 1 ;;
         esac
         if [[ $suite == bookworm && $(tree_version /) == 252 ]]; then
