@@ -6,7 +6,7 @@
 # foyer's Debian package as debian/ describes it: dpkg-buildpackage builds foyer_VERSION_ARCH.deb
 # (build-deb.sh), lintian finds no error in it, and its control fields and files are the ones that
 # make foyer the system's initrd generator: linux-initramfs-tool provided and conflicted with (so
-# initramfs-tools goes), the kernel hooks, update-initramfs, the kernel-install plugin, the
+# initramfs-tools or dracut goes), dracut-core conflicted with, the kernel hooks, update-initramfs, the kernel-install plugin, the
 # update-initramfs trigger, and the maintainer scripts' diversion of systemd's initrd plugins.
 set -euo pipefail
 src=$1 out=$2
@@ -29,6 +29,9 @@ field() { dpkg-deb -f "$deb" "$1"; }
 for f in Provides Conflicts Replaces; do
         grep -qw linux-initramfs-tool <<<"$(field "$f")" || fail "$f does not name linux-initramfs-tool: $(field "$f")"
 done
+# dracut-core's /usr/bin/dracut would make dracut's kernel hook, a conffile left by `apt-get remove
+# dracut`, build an image at each kernel installation (test-package-sid shows it).
+grep -Eq "(^|, )dracut-core(,|$)" <<<"$(field Conflicts)" || fail "Conflicts does not name dracut-core: $(field Conflicts)"
 for d in systemd udev kmod linux-base; do
         grep -Eq "(^|, )$d( |,|$)" <<<"$(field Depends)" || fail "Depends lacks $d: $(field Depends)"
 done
