@@ -18,6 +18,7 @@
 static char *capture(bool tty, void (*f)(void)) {
         static char buf[4096];
         int saved = dup(STDERR_FILENO), rfd, wfd;
+        size_t len = 0;
         ssize_t n;
 
         ASSERT_TRUE(saved >= 0);
@@ -48,11 +49,16 @@ static char *capture(bool tty, void (*f)(void)) {
         ASSERT_TRUE(dup2(saved, STDERR_FILENO) == STDERR_FILENO);
         close(saved);
 
-        /* A pseudo-terminal's master reads EIO once the slave is closed and drained; a pipe EOF. */
-        ASSERT_TRUE(fcntl(rfd, F_SETFL, O_NONBLOCK) == 0);
-        n = read(rfd, buf, sizeof(buf) - 1);
+        /* A pseudo-terminal's master reads EIO once the slave is closed and drained; a pipe EOF. Read
+         * until then: the terminal may hand the lines over in several pieces (one read saw only the
+         * first line on a loaded machine). */
+        for (;;) {
+                n = read(rfd, buf + len, sizeof(buf) - 1 - len);
+                if (n <= 0 || (len += (size_t) n) == sizeof(buf) - 1)
+                        break;
+        }
         close(rfd);
-        buf[n > 0 ? n : 0] = 0;
+        buf[len] = 0;
         return buf;
 }
 
