@@ -251,7 +251,8 @@ static int read_memfd(int fd, const char *what, Blob *ret) {
  * should see it, nor keep it after the program dies, however it dies. *ret_secret tells whether it
  * holds key files. With ret_ucode, the early microcode archive goes there (empty when there is
  * none) instead of in front of the image. */
-static int build_initrd(BuildArgs *a, const char *kver, Blob *ret, Blob *ret_ucode, bool *ret_secret) {
+static int build_initrd(BuildArgs *a, const char *kver, bool pcr_signed, Blob *ret, Blob *ret_ucode,
+                        bool *ret_secret) {
         _cleanup_strv_free_ char **keys = NULL;
         _cleanup_close_ int fd = -EBADF, ucode_fd = -EBADF;
         BuildConfig c;
@@ -270,6 +271,7 @@ static int build_initrd(BuildArgs *a, const char *kver, Blob *ret, Blob *ret_uco
         r = build_args_config(a, &c);
         if (r >= 0 && !c.kver && kver && !(c.kver = strdup(kver)))
                 r = log_oom();
+        c.pcr_signed = pcr_signed;
         if (r >= 0)
                 r = build_image(&c, fd, ucode_fd, &keys);
         if (r >= 0)
@@ -516,7 +518,7 @@ static int make_uki(UkiArgs *u, BuildArgs *a) {
         if (u->initrd)
                 r = read_initrd(u->initrd, &initrd, &secret);
         else
-                r = build_initrd(a, uname_str, &initrd, ucode_section ? &ucode : NULL, &secret);
+                r = build_initrd(a, uname_str, u->pcr.private_key, &initrd, ucode_section ? &ucode : NULL, &secret);
         if (r < 0)
                 return r;
 

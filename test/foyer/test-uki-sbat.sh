@@ -25,8 +25,8 @@ hex() { printf '%d' "0x$1"; }
 section() { objdump -h "$1" | awk -v n="$2" '$2 == n { print $3, $4, $6 }'; }
 # bytes FILE NAME: the section's bytes, SIZE of them from its file offset.
 bytes() {
-        local size vma off
-        read -r size vma off <<< "$(section "$1" "$2")"
+        local size off
+        read -r size _ off <<< "$(section "$1" "$2")"
         [[ -n $size ]] || return 1
         tail -c +$(( $(hex "$off") + 1 )) "$1" | head -c "$(hex "$size")"
 }
