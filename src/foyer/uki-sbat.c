@@ -79,7 +79,7 @@ int uki_sbat_merge(uint8_t *stub_data, const PeImage *stub, const PeImage *kerne
                 return 0;
         }
         /* A stub whose SBAT already names a UKI was merged into before (or is not a plain stub). */
-        if (strstr(stub_text, "\nuki,")) {
+        if (memmem(stub_text, stub_size, "\nuki,", 5)) {  /* the text need not end in a NUL */
                 *ret_reason = "its .sbat already holds a \"uki\" entry";
                 return 0;
         }

@@ -339,6 +339,16 @@ TEST(sbat_merge) {
         free(d);
         ASSERT_EQ(sbat_merge(merged, 0x200, NULL, &d), 0);
         free(d);
+        /* Text to the end of the section and the file, no NUL: nothing is read past it (test-pe-asan). */
+        {
+                char full[0x200];
+
+                memset(full, 'a', sizeof full - 1);
+                memcpy(full, SBAT_HDR, strlen(SBAT_HDR));
+                full[sizeof full - 1] = '\0';
+                ASSERT_EQ(sbat_merge(full, sizeof full - 1, NULL, &d), 0);
+                free(d);
+        }
         /* A kernel whose .sbat is no SBAT text is left out. */
         ASSERT_EQ(sbat_merge(SBAT_HDR SBAT_STUB, 0x200, "MZ garbage\n", &d), 1);
         ASSERT_TRUE(memcmp(d + 0x600, merged, strlen(merged) + 1) == 0);
