@@ -32,6 +32,8 @@ typedef struct BuildConfig {
         MicrocodeMode microcode; /* which vendors' early microcode goes in front of the image */
         int target_settings;    /* read the tree's own crypttab and fstab (target.h): 1 (default) or 0;
                                  * -1 only in BuildArgs.cli, for "not given" */
+        bool pcr_signed;        /* foyer uki --pcr-private-key: the UKI's .pcrsig signs PCR 11 values that
+                                 * the image's TPM2 units extend (plan-tokens.c) */
 } BuildConfig;
 
 void build_config_init(BuildConfig *c);

@@ -24,9 +24,7 @@
 #include "strv.h"
 #include "unit-info.h"
 
-/* The NNN of the first libsystemd-shared-NNN[-suffix].so in <root>/usr/lib/systemd or
- * <root>/usr/lib/MULTIARCH/systemd; 0 if none. */
-static unsigned tree_systemd_version(const char *root) {
+unsigned plan_tree_systemd_version(const char *root) {
         _cleanup_free_ char *lib = NULL, *pattern = NULL;
         unsigned version = 0;
         glob_t g = {};
@@ -72,7 +70,7 @@ int plan_systemd_version(Manifest *m, const BuildConfig *c) {
         assert(m);
         assert(c);
 
-        version = tree_systemd_version(m->root);
+        version = plan_tree_systemd_version(m->root);
         if (version == 0) {
                 log_warning("No libsystemd-shared-NNN.so in %s: the generators will write what systemd 252's do.",
                             m->root ?: "/");

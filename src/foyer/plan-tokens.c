@@ -61,10 +61,76 @@ static const Item tpm2_units[] = {
         { UNITDIR "/tpm2.target",                          NEED_OPTIONAL, "the TPM2 device is there" },
 };
 
+/* From systemd 261 on, Debian ships systemd's TPM2 units and programs in a package of their own,
+ * systemd-tpm, which systemd only recommends (debootstrap, and apt without recommends, leave it
+ * out). The initrd's part of it: the boot phase and separator measurements (PCR 11, the PCRs the
+ * firmware left, the NvPCR separator), the SRK and NvPCR setup before unlocking, and the NvPCR
+ * definitions (/usr/lib/nvpcr/NAME.nvpcr) that systemd-tpm2-setup --early allocates and
+ * systemd-cryptsetup and systemd-veritysetup extend. Without them a volume's TPM2 policy over
+ * PCR 11, or a UKI's .pcrsig, never matches; so when TPM2 is asked for they are required (the NvPCR
+ * definitions the package ships: hardware, verity, and login, which only the real system extends). */
+#define SYSTEMD_TPM_SINCE 261
+#define NVPCR_DIR "/usr/lib/nvpcr"
+static const Item systemd_tpm_files[] = {
+        { UNITDIR "/systemd-pcrphase-initrd.service",  NEED_REQUIRED, "measures the initrd phase into PCR 11" },
+        { UNITDIR "/systemd-tpm2-setup-early.service", NEED_REQUIRED, "the TPM2's SRK and NvPCRs, before unlocking" },
+        { "/usr/lib/systemd/systemd-pcrextend",        NEED_REQUIRED, "program of the PCR measurement units" },
+        { "/usr/lib/systemd/systemd-tpm2-setup",       NEED_REQUIRED, "program of systemd-tpm2-setup-early.service" },
+        { NVPCR_DIR "/hardware.nvpcr",                 NEED_REQUIRED, "the NvPCR of hardware measurements" },
+        { NVPCR_DIR "/verity.nvpcr",                   NEED_REQUIRED, "the NvPCR systemd-veritysetup extends" },
+        { UNITDIR "/systemd-pcrosseparator.service",   NEED_OPTIONAL, "the OS separator in the firmware's PCRs" },
+        { UNITDIR "/systemd-pcrnvdone.service",        NEED_OPTIONAL, "the NvPCR initialization separator" },
+};
+
 static const Item fido2_files[] = {
         { RULESDIR "/60-fido-id.rules", NEED_OPTIONAL, "tags FIDO2 security keys (ID_SECURITY_TOKEN)" },
         { "/usr/lib/udev/fido_id",      NEED_OPTIONAL, "program of 60-fido-id.rules" },
 };
+
+/* The required files of systemd-tpm that the tree lacks, appended to *missing. */
+static int systemd_tpm_missing(Manifest *m, char ***missing) {
+        int r;
+
+        for (size_t i = 0; i < ELEMENTSOF(systemd_tpm_files); i++) {
+                _cleanup_free_ char *path = NULL;
+
+                if (systemd_tpm_files[i].need != NEED_REQUIRED)
+                        continue;
+                r = path_in_root(m->root, systemd_tpm_files[i].path, true, &path);
+                if (r == -ENOMEM)
+                        return r;
+                if ((r < 0 || access(path, F_OK) < 0) && strv_extend(missing, systemd_tpm_files[i].path) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+/* systemd-tpm's files (systemd 261 and later), and every NvPCR definition of the tree (systemd-cryptsetup
+ * ships cryptsetup.nvpcr): systemd-tpm2-setup --early allocates those it finds. */
+static int add_systemd_tpm(Manifest *m) {
+        _cleanup_free_ char *dir = NULL;
+        _cleanup_strv_free_ char **names = NULL;
+        int r;
+
+        r = plan_add_items(m, systemd_tpm_files, ELEMENTSOF(systemd_tpm_files));
+        if (r < 0)
+                return r;
+        r = path_in_root(m->root, NVPCR_DIR, false, &dir);
+        if (r == -ENOMEM)
+                return log_oom();
+        if (r >= 0 && dir_list_suffix(dir, ".nvpcr", &names) == -ENOMEM)
+                return log_oom();
+        STRV_FOREACH(n, names) {
+                _cleanup_free_ char *path = strjoin(NVPCR_DIR "/", *n);
+
+                if (!path)
+                        return log_oom();
+                r = plan_add_item(m, path, NEED_REQUIRED, "an NvPCR that systemd-tpm2-setup allocates");
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
 
 const char *token_kind_name(TokenKind_t t) {
         return t >= 0 && t < _TOKEN_MAX ? kinds[t].name : NULL;
@@ -89,16 +155,22 @@ static int options_ask(TokenAsks *a, const char *options, const char *why) {
         if (!copy)
                 return -ENOMEM;
         for (p = copy; (o = strsep(&p, ","));)
-                for (TokenKind_t t = 0; t < _TOKEN_MAX; t++)
-                        if (startswith(o, kinds[t].option)) {
-                                _cleanup_free_ char *w = strjoin(kinds[t].option, " in ", why);
+                for (TokenKind_t t = 0; t < _TOKEN_MAX; t++) {
+                        /* A signed PCR policy or a pcrlock policy is TPM2 unlocking too. */
+                        const char *option = startswith(o, kinds[t].option) ? kinds[t].option :
+                                t == TOKEN_TPM2 && startswith(o, "tpm2-signature=") ? "tpm2-signature=" :
+                                t == TOKEN_TPM2 && startswith(o, "tpm2-pcrlock=") ? "tpm2-pcrlock=" : NULL;
+                        _cleanup_free_ char *w = NULL;
 
-                                if (!w)
-                                        return -ENOMEM;
-                                r = ask(a, t, w);
-                                if (r < 0)
-                                        return r;
-                        }
+                        if (!option)
+                                continue;
+                        w = strjoin(option, " in ", why);
+                        if (!w)
+                                return -ENOMEM;
+                        r = ask(a, t, w);
+                        if (r < 0)
+                                return r;
+                }
         return 0;
 }
 
@@ -191,6 +263,10 @@ int plan_token_asks(Manifest *m, const BuildConfig *c, const Probe *p, TokenAsks
                 return r == -ENOMEM ? log_oom() : r;
         r = cmdline_ask(c->cmdline, &a);
         if (r < 0)
+                return log_oom();
+        /* From 261 on, where the measurements are a package of their own (systemd_tpm_files). */
+        if (c->pcr_signed && plan_tree_systemd_version(m->root) >= SYSTEMD_TPM_SINCE &&
+            ask(&a, TOKEN_TPM2, "the UKI's .pcrsig (--pcr-private-key)") < 0)
                 return log_oom();
         if (p->host)
                 STRV_FOREACH(type, p->host->luks_tokens)
@@ -301,17 +377,41 @@ static int add_p11_modules(Manifest *m, const ElfFile *cryptsetup, char * const 
         return 0;
 }
 
+/* An image without systemd-cryptsetup for a UKI with .pcrsig: the PCR measurement units alone. */
+static int plan_pcr_signed(Manifest *m, unsigned systemd_version) {
+        _cleanup_strv_free_ char **missing = NULL;
+        _cleanup_free_ char *names = NULL;
+
+        if (systemd_version < SYSTEMD_TPM_SINCE)
+                return plan_add_items(m, tpm2_units, ELEMENTSOF(tpm2_units));
+        if (systemd_tpm_missing(m, &missing) < 0)
+                return log_oom();
+        if (!missing)
+                return add_systemd_tpm(m);
+        names = strv_join(missing, ", ");
+        if (!names)
+                return log_oom();
+        return log_error_errno(SYNTHETIC_ERRNO(ENOENT),
+                               "the UKI's .pcrsig (--pcr-private-key) needs the initrd's TPM2 measurements, but %s "
+                               "lacks systemd %u's TPM2 units, programs and NvPCR files %s (Debian: systemd-tpm, a "
+                               "package of its own since systemd 261).", streq(m->root, "/") ? "/" : m->root,
+                               systemd_version, names);
+}
+
 int plan_tokens(Manifest *m, const BuildConfig *c, const Probe *p) {
         _cleanup_(token_asks_done) TokenAsks a = {};
         _cleanup_strv_free_ char **search_path = NULL;
         const ElfFile *cryptsetup = NULL;
+        unsigned systemd_version;
         const Entry *e;
         int r;
 
+        systemd_version = plan_tree_systemd_version(m->root);
         e = manifest_resolve(m, "/usr/lib/systemd/systemd-cryptsetup");
         if (!e || e->type != ENTRY_FILE) {
                 log_debug("No systemd-cryptsetup in the image, no token unlocking.");
-                return 0;
+                /* A UKI's .pcrsig still needs the phases measured. */
+                return c->pcr_signed ? plan_pcr_signed(m, systemd_version) : 0;
         }
         r = elf_file_read_entry(m, e, &cryptsetup);
         if (r < 0)
@@ -325,7 +425,7 @@ int plan_tokens(Manifest *m, const BuildConfig *c, const Probe *p) {
 
         for (TokenKind_t t = 0; t < _TOKEN_MAX; t++) {
                 const TokenKind *k = &kinds[t];
-                _cleanup_strv_free_ char **missing = NULL;
+                _cleanup_strv_free_ char **missing = NULL, **tpm_missing = NULL;
                 _cleanup_free_ char *why = NULL;
 
                 if (!a.include[t]) {
@@ -351,16 +451,30 @@ int plan_tokens(Manifest *m, const BuildConfig *c, const Probe *p) {
                         if (r < 0)
                                 return r;
                 }
-                if (missing) {
-                        _cleanup_free_ char *names = strv_join(missing, ", ");
-
-                        if (!names)
+                if (t == TOKEN_TPM2 && systemd_version >= SYSTEMD_TPM_SINCE) {
+                        r = systemd_tpm_missing(m, &tpm_missing);
+                        if (r < 0)
                                 return log_oom();
-                        if (a.why[t])
+                }
+                if (missing || (tpm_missing && a.why[t])) {
+                        _cleanup_free_ char *names = strv_join(missing, ", "), *tpm_names = strv_join(tpm_missing, ", ");
+                        _cleanup_free_ char *tpm_text = NULL;
+
+                        if (!names || !tpm_names)
+                                return log_oom();
+                        if (tpm_missing && asprintf(&tpm_text, "%ssystemd %u's TPM2 units, programs and NvPCR files %s "
+                                                    "(Debian: systemd-tpm, a package of its own since systemd 261)",
+                                                    missing ? ", and " : "", systemd_version, tpm_names) < 0)
+                                return log_oom();
+                        if (a.why[t] && missing)
                                 return log_error_errno(SYNTHETIC_ERRNO(ENOENT),
-                                                       "%s asks for %s unlocking, but %s lacks %s (Debian: %s).",
+                                                       "%s asks for %s unlocking, but %s lacks %s (Debian: %s)%s.",
                                                        a.why[t], k->name, streq(m->root, "/") ? "/" : m->root,
-                                                       names, k->packages);
+                                                       names, k->packages, strempty(tpm_text));
+                        if (a.why[t])
+                                return log_error_errno(SYNTHETIC_ERRNO(ENOENT), "%s asks for %s unlocking, but %s lacks %s.",
+                                                       a.why[t], k->name, streq(m->root, "/") ? "/" : m->root,
+                                                       tpm_text);
                         log_debug("%s unlocking left out of the image: %s not installed.", k->name, names);
                         continue;
                 }
@@ -368,7 +482,9 @@ int plan_tokens(Manifest *m, const BuildConfig *c, const Probe *p) {
                 if (r < 0)
                         return r;
 
-                if (t == TOKEN_TPM2)
+                if (t == TOKEN_TPM2 && systemd_version >= SYSTEMD_TPM_SINCE && !tpm_missing)
+                        r = add_systemd_tpm(m);
+                else if (t == TOKEN_TPM2)
                         r = plan_add_items(m, tpm2_units, ELEMENTSOF(tpm2_units));
                 else if (t == TOKEN_FIDO2)
                         r = plan_add_items(m, fido2_files, ELEMENTSOF(fido2_files));

@@ -39,6 +39,9 @@ int plan_generators(Manifest *m, const BuildConfig *c);
 int plan_etc(Manifest *m, const BuildConfig *c, const Probe *p);
 /* plan-systemd.c: FOYER_SYSTEMD_VERSION_PATH, the tree's systemd version and paths. */
 int plan_systemd_version(Manifest *m, const BuildConfig *c);
+/* The NNN of the first libsystemd-shared-NNN[-suffix].so in <root>/usr/lib/systemd or
+ * <root>/usr/lib/MULTIARCH/systemd; 0 if none. */
+unsigned plan_tree_systemd_version(const char *root);
 /* --add-file. */
 int plan_user_files(Manifest *m, const BuildConfig *c);
 

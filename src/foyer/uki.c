@@ -18,6 +18,7 @@
 #include "process-util.h"
 #include "uki.h"
 #include "uki-measure.h"
+#include "uki-sbat.h"
 #include "util.h"
 
 #define DEFAULT_STUB "/usr/lib/systemd/boot/efi/linuxx64.efi.stub"
@@ -127,12 +128,22 @@ static int load_stub(const char *path, Blob *ret, PeImage *ret_pe) {
         if (pe_find_section(ret_pe, ".linux"))
                 return log_error_errno(SYNTHETIC_ERRNO(EBADMSG),
                                        "Stub %s already holds a .linux section (it is a UKI, not a stub).", path);
+        /* systemd-stub 257 and later boot one of several profiles: the sections after each .profile
+         * override the shared ones before the first. foyer uki makes single-profile UKIs, and added
+         * after a profile its sections would belong to that profile. */
+        if (pe_find_section(ret_pe, ".profile"))
+                return log_error_errno(SYNTHETIC_ERRNO(EOPNOTSUPP),
+                                       "Stub %s holds a .profile section (it is a UKI profile or a multi-profile "
+                                       "UKI, not a stub). foyer uki makes single-profile UKIs; multi-profile UKIs "
+                                       "(systemd-stub 257 and later) are not supported: use ukify build "
+                                       "--profile= and --join-profile=.", path);
         *ret = b;
         b = (Blob) {};
         return 0;
 }
 
-static int load_kernel(const char *root, const char *path, Blob *ret) {
+/* The kernel and its parsed headers (which borrow the kernel's bytes). */
+static int load_kernel(const char *root, const char *path, Blob *ret, PeImage *ret_pe) {
         _cleanup_(blob_done) Blob b = {};
         const char *why = NULL;
         PeImage pe;
@@ -149,7 +160,32 @@ static int load_kernel(const char *root, const char *path, Blob *ret) {
                 return log_error_errno(SYNTHETIC_ERRNO(EBADMSG),
                                        "Kernel %s is not an EFI application (PE subsystem %u).", path, pe.subsystem);
         *ret = b;
+        *ret_pe = pe;
         b = (Blob) {};
+        return 0;
+}
+
+/* The UKI's SBAT goes into the room a systemd-stub 258 or later leaves in its .sbat (uki-sbat.h),
+ * before anything measures the section. An earlier stub's .sbat stays as it is: it has no room,
+ * and a second .sbat section would be one shim and the stub never read. */
+static int merge_sbat(const UkiArgs *u, Blob *stub, const PeImage *stub_pe, const PeImage *kernel_pe,
+                      int stub_version) {
+        const char *why = NULL, *path = u->stub ?: DEFAULT_STUB;
+        int r;
+
+        r = uki_sbat_merge((uint8_t *) stub->data, stub_pe, kernel_pe, &why);
+        if (r == -ENOMEM)
+                return log_oom();
+        if (r < 0)
+                return log_error_errno(r, "Cannot write the UKI's SBAT into stub %s: %m", path);
+        if (r > 0)
+                log_debug("Stub %s: the UKI's SBAT entries (the stub's, %s and \"uki\") written into its .sbat.",
+                          path, pe_find_section(kernel_pe, ".sbat") ? "the kernel's" : "none of the kernel's");
+        else if (stub_version >= 258)
+                log_warning("Stub %s is systemd-stub %i, but %s: the UKI carries the stub's SBAT entries only.",
+                            path, stub_version, why);
+        else
+                log_debug("Stub %s: .sbat left as it is (%s).", path, why);
         return 0;
 }
 
@@ -215,7 +251,8 @@ static int read_memfd(int fd, const char *what, Blob *ret) {
  * should see it, nor keep it after the program dies, however it dies. *ret_secret tells whether it
  * holds key files. With ret_ucode, the early microcode archive goes there (empty when there is
  * none) instead of in front of the image. */
-static int build_initrd(BuildArgs *a, const char *kver, Blob *ret, Blob *ret_ucode, bool *ret_secret) {
+static int build_initrd(BuildArgs *a, const char *kver, bool pcr_signed, Blob *ret, Blob *ret_ucode,
+                        bool *ret_secret) {
         _cleanup_strv_free_ char **keys = NULL;
         _cleanup_close_ int fd = -EBADF, ucode_fd = -EBADF;
         BuildConfig c;
@@ -234,6 +271,7 @@ static int build_initrd(BuildArgs *a, const char *kver, Blob *ret, Blob *ret_uco
         r = build_args_config(a, &c);
         if (r >= 0 && !c.kver && kver && !(c.kver = strdup(kver)))
                 r = log_oom();
+        c.pcr_signed = pcr_signed;
         if (r >= 0)
                 r = build_image(&c, fd, ucode_fd, &keys);
         if (r >= 0)
@@ -379,7 +417,7 @@ static int make_uki(UkiArgs *u, BuildArgs *a) {
         const char *root = a->cli.root ?: "/", *why = NULL;
         PeAddSection add[9];
         size_t n_add = 0, out_size, pcrsig_size = 0, pcrsig_slot = SIZE_MAX;
-        PeImage stub_pe;
+        PeImage stub_pe, kernel_pe;
         bool secret = false, ucode_section;
         int r, stub_version;
 
@@ -436,7 +474,10 @@ static int make_uki(UkiArgs *u, BuildArgs *a) {
         }
         if (!kernel_path)
                 return log_oom();
-        r = load_kernel(kernel_root, kernel_path, &kernel);
+        r = load_kernel(kernel_root, kernel_path, &kernel, &kernel_pe);
+        if (r < 0)
+                return r;
+        r = merge_sbat(u, &stub, &stub_pe, &kernel_pe, stub_version);
         if (r < 0)
                 return r;
         if (u->uname)
@@ -477,7 +518,7 @@ static int make_uki(UkiArgs *u, BuildArgs *a) {
         if (u->initrd)
                 r = read_initrd(u->initrd, &initrd, &secret);
         else
-                r = build_initrd(a, uname_str, &initrd, ucode_section ? &ucode : NULL, &secret);
+                r = build_initrd(a, uname_str, u->pcr.private_key, &initrd, ucode_section ? &ucode : NULL, &secret);
         if (r < 0)
                 return r;
 

@@ -35,7 +35,7 @@ require_kernel() {
 }
 
 # Sets stub to the systemd stub a test was given (its STUB argument), or skips: a path, or "later"
-# (254 from bookworm-backports, or $FOYER_STUB_SUITE's) or "trixie" (257) for one fetch-stub.sh
+# (254 from bookworm-backports, or $FOYER_STUB_SUITE's), "trixie" (257) or "sid" (the newest) for one fetch-stub.sh
 # fetches into $FOYER_TEST_STUB_CACHE; fetch-stub.sh exits 77 when the archive is unreachable.
 require_stub() {
         local suite='' rc=0
@@ -43,7 +43,7 @@ require_stub() {
         stub=$1
         case $stub in
                 later) suite=${FOYER_STUB_SUITE:-bookworm-backports} ;;
-                trixie) suite=trixie ;;
+                trixie|sid) suite=$stub ;;
         esac
         if [[ -n $suite ]]; then
                 stub=$(FOYER_STUB_SUITE=$suite "$(dirname "${BASH_SOURCE[0]}")/fetch-stub.sh" \

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
-/* The PE reader and section appender: on a synthetic stub laid out like systemd's ≥ 254 stubs
+/* The PE reader and section appender, and the SBAT merge (uki-sbat.h): on a synthetic stub laid out like systemd's ≥ 254 stubs
  * (ImageBase 0x14df90000, 4 KiB sections, 0x200 file alignment), and on the real stub named by
  * $FOYER_TEST_STUB when set (the 252 one: ImageBase 0, 0x200 alignment). Each result is parsed
  * back and checked for layout, header fields, checksum and determinism. test-uki.sh checks the
@@ -10,6 +10,7 @@
 
 #include "pe.h"
 #include "tests.h"
+#include "uki-sbat.h"
 #include "util.h"
 
 static void put16(uint8_t *p, uint16_t v) { p[0] = v; p[1] = v >> 8; }
@@ -259,6 +260,99 @@ TEST(section_table_at_end_of_file) {
         ASSERT_EQ(pe_append_sections(&pe, &add, 1, &out, &size, &why), -E2BIG);
         ASSERT_STREQ(why, "no room in the header area for the new section headers");
         ASSERT_TRUE(!out);
+}
+
+/* uki_sbat_merge(): the synthetic stub with its .reloc renamed .sbat (file 0x600, 0x200 bytes there)
+ * holding TEXT, VirtualSize VSIZE; with KERNEL_TEXT, a second one stands in for a kernel with SBAT
+ * entries. Returns what the merge returned; *ret_stub is the stub's file afterwards. */
+#define SBAT_HDR "sbat,1,SBAT Version,sbat,1,https://github.com/rhboot/shim/blob/main/SBAT.md\n"
+#define SBAT_STUB "systemd-stub,1,The systemd Developers,systemd,262,https://systemd.io/\n"
+#define SBAT_LINUX "linux,1,The Linux Developers,linux,7.2,https://linux.org/\n"
+static uint8_t *sbat_stub(const char *text, uint32_t vsize) {
+        uint8_t *d = synthetic_stub();
+        uint32_t sec = 0x80 + 24 + 240 + 40;
+
+        memcpy(d + sec, ".sbat\0", 6);
+        put32(d + sec + 8, vsize);
+        memset(d + 0x600, 0, 0x200);
+        memcpy(d + 0x600, text, strlen(text));
+        d[SYN_SIZE - 1] = 0xee;         /* past the section's mapped bytes when vsize < 0x200 */
+        return d;
+}
+
+static int sbat_merge(const char *text, uint32_t vsize, const char *kernel_text, uint8_t **ret_stub) {
+        _cleanup_free_ uint8_t *k = kernel_text ? sbat_stub(kernel_text, 0x200) : NULL;
+        uint8_t *d = sbat_stub(text, vsize);
+        const char *why = NULL;
+        PeImage pe, kpe;
+        int r;
+
+        ASSERT_OK(pe_parse(d, SYN_SIZE, &pe, NULL));
+        if (k)
+                ASSERT_OK(pe_parse(k, SYN_SIZE, &kpe, NULL));
+        r = uki_sbat_merge(d, &pe, k ? &kpe : NULL, &why);
+        ASSERT_TRUE(r > 0 ? !why : r == 0 ? why != NULL : true);
+        *ret_stub = d;
+        return r;
+}
+
+TEST(sbat_merge) {
+        static const char merged[] = SBAT_HDR SBAT_STUB UKI_SBAT_ENTRY;
+        static const char merged_k[] = SBAT_HDR SBAT_STUB SBAT_LINUX UKI_SBAT_ENTRY;
+        _cleanup_free_ uint8_t *plain = sbat_stub(SBAT_HDR SBAT_STUB, 0x200);
+        uint8_t *d = NULL;
+
+        /* Room (258 and later): the header, the stub's entries, "uki", zeros to VirtualSize. */
+        ASSERT_EQ(sbat_merge(SBAT_HDR SBAT_STUB, 0x200, NULL, &d), 1);
+        ASSERT_TRUE(memcmp(d + 0x600, merged, strlen(merged)) == 0);
+        for (size_t i = 0x600 + strlen(merged); i < 0x800; i++)
+                ASSERT_EQ(d[i], 0);
+        ASSERT_TRUE(memcmp(d, plain, 0x600) == 0);              /* headers and other sections unchanged */
+        free(d);
+        /* The kernel's entries after the stub's; its header once. */
+        ASSERT_EQ(sbat_merge(SBAT_HDR SBAT_STUB, 0x200, SBAT_HDR SBAT_LINUX, &d), 1);
+        ASSERT_TRUE(memcmp(d + 0x600, merged_k, strlen(merged_k)) == 0);
+        free(d);
+        /* Blank lines and a missing final newline are no entries' business. */
+        ASSERT_EQ(sbat_merge(SBAT_HDR "\n" "systemd-stub,1,The systemd Developers,systemd,262,https://systemd.io/",
+                             0x200, NULL, &d), 1);
+        ASSERT_TRUE(memcmp(d + 0x600, merged, strlen(merged)) == 0);
+        free(d);
+        /* Exactly room for the text and its NUL, within VirtualSize; the byte past it is not the section's. */
+        ASSERT_EQ(sbat_merge(SBAT_HDR SBAT_STUB, strlen(merged) + 1, NULL, &d), 1);
+        ASSERT_TRUE(memcmp(d + 0x600, merged, strlen(merged)) == 0);
+        ASSERT_EQ(d[0x600 + strlen(merged)], 0);
+        ASSERT_EQ(d[SYN_SIZE - 1], 0xee);
+        free(d);
+        /* One byte short (no room for the NUL), or a stub before 258 whose .sbat is its text: unchanged. */
+        ASSERT_EQ(sbat_merge(SBAT_HDR SBAT_STUB, strlen(merged), NULL, &d), 0);
+        ASSERT_TRUE(memcmp(d + 0x600, SBAT_HDR SBAT_STUB, strlen(SBAT_HDR SBAT_STUB)) == 0);
+        ASSERT_EQ(d[0x600 + strlen(SBAT_HDR SBAT_STUB)], 0);
+        free(d);
+        ASSERT_EQ(sbat_merge(SBAT_HDR SBAT_STUB, strlen(SBAT_HDR SBAT_STUB), NULL, &d), 0);
+        free(d);
+        /* Not SBAT text, or a stub merged into already: unchanged. */
+        ASSERT_EQ(sbat_merge("hello\n", 0x200, NULL, &d), 0);
+        ASSERT_TRUE(memcmp(d + 0x600, "hello\n\0", 7) == 0);
+        free(d);
+        ASSERT_EQ(sbat_merge(SBAT_HDR "bad\x01entry\n", 0x200, NULL, &d), 0);
+        free(d);
+        ASSERT_EQ(sbat_merge(merged, 0x200, NULL, &d), 0);
+        free(d);
+        /* Text to the end of the section and the file, no NUL: nothing is read past it (test-pe-asan). */
+        {
+                char full[0x200];
+
+                memset(full, 'a', sizeof full - 1);
+                memcpy(full, SBAT_HDR, strlen(SBAT_HDR));
+                full[sizeof full - 1] = '\0';
+                ASSERT_EQ(sbat_merge(full, sizeof full - 1, NULL, &d), 0);
+                free(d);
+        }
+        /* A kernel whose .sbat is no SBAT text is left out. */
+        ASSERT_EQ(sbat_merge(SBAT_HDR SBAT_STUB, 0x200, "MZ garbage\n", &d), 1);
+        ASSERT_TRUE(memcmp(d + 0x600, merged, strlen(merged) + 1) == 0);
+        free(d);
 }
 
 TEST_MAIN()
