@@ -175,7 +175,9 @@ int plan_stub(Manifest *m, const BuildConfig *c) {
         }
         if (!extensions)
                 return 0;
-        return plan_add_item(m, "/usr/bin/systemd-sysext", NEED_REQUIRED, "merges the stub's extensions");
+        /* Optional here: the units run it, and a tree without it fails the build in their closure,
+         * which names the unit (as for every program a unit runs). */
+        return plan_add_item(m, "/usr/bin/systemd-sysext", NEED_OPTIONAL, "merges the stub's extensions");
 }
 
 int plan_stub_modules(Manifest *m, const BuildConfig *c, const Probe *p, char ***wanted) {

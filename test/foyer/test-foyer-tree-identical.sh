@@ -67,6 +67,10 @@ while IFS= read -r -d '' f; do
                 # plan-run-lock.c's drop-in for the tree's run-lock.mount
                 usr/lib/systemd/system/run-lock.mount.d/foyer-initrd.conf)
                         generated=$((generated + 1)); continue ;;
+                # plan-stub.c's (tmpfiles-setup only with /.extra) and plan-repart.c's (after sysroot.mount)
+                usr/lib/systemd/system/systemd-tmpfiles-setup.service.d/10-foyer-stub.conf|\
+                usr/lib/systemd/system/systemd-repart.service.d/50-foyer-after-sysroot.conf)
+                        generated=$((generated + 1)); continue ;;
                 etc/initrd-release|etc/passwd|etc/shadow|etc/group|etc/nsswitch.conf|etc/machine-id|etc/fstab)
                         generated=$((generated + 1)); continue ;;
         esac
