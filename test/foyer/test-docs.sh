@@ -104,8 +104,8 @@ figure() {
         tr -s ' \n' '  ' <"$src/$1" | grep -qF -- "$2" || fail "$1 no longer says \"$2\" (update this test with the doc)"
         grep -qF -- "$4" "$src/$3" || fail "$1 says \"$2\", but $3 has no \"$4\" any more"
 }
-figure README.md 'about 12 s a harness' meson_options.txt "option('fuzz_seconds', type : 'integer', value : 12,"
-figure docs/testing.md 'runs each harness for 12 seconds' meson_options.txt "option('fuzz_seconds', type : 'integer', value : 12,"
+figure README.md 'about 8 s a harness' meson_options.txt "option('fuzz_seconds', type : 'integer', value : 8,"
+figure docs/testing.md 'runs each harness for 8 seconds' meson_options.txt "option('fuzz_seconds', type : 'integer', value : 8,"
 figure docs/testing.md 'a 10-second hang' test/fuzz/run-libfuzzer.sh '-timeout=10 '
 figure docs/testing.md 'more than 2 GiB of memory' test/fuzz/run-libfuzzer.sh '-rss_limit_mb=2048 '
 figure docs/testing.md 'fewer than 20 scripts' test/shellcheck.sh '< 20))'
