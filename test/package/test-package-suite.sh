@@ -7,7 +7,7 @@
 # sid): its Depends resolve there, it takes the place of the initrd generator the suite's kernel
 # came with, and the image it makes is foyer's, made with the tree's own systemd. The tree is
 # test/foyer/mktree.sh's (debootstrap with systemd, udev and linux-image-amd64, which tools/test
-# makes at its start; this waits for it under mktree.sh's lock), mounted read-only under an overlay:
+# makes at its start; this waits for it under mktree.sh's lock), copied privately (cp -a):
 # the shared cache is never written. apt reads the mirror the tree was made from (apt-get update,
 # and in sid the two small packages of the kernel's metapackage).
 #   * The tree's generator is the first alternative of the kernel's dependency: initramfs-tools on
@@ -53,7 +53,7 @@ if ! tree=$("$src/test/foyer/mktree.sh" "$suite" "$cache" 2>"$out/mktree-$suite.
         echo "mktree.sh $suite failed (see above); skipping"
         exit 77
 fi
-# Its real path: the overlay must not follow the suite's link, which a later recipe moves.
+# Its real path: the copy must not follow the suite's link, which a later recipe moves.
 tree=$(realpath "$tree")
 echo "== $suite tree $tree (waited $(( $(date +%s) - start )) s)"
 
@@ -66,13 +66,11 @@ cleanup() {
         rm -rf "$tmp"
 }
 trap cleanup EXIT
-mkdir -p "$root" "$tmp/upper" "$tmp/work"
-if mount -t overlay overlay -o "lowerdir=$tree,upperdir=$tmp/upper,workdir=$tmp/work" "$root" 2>/dev/null; then
-        mounts+=("$root")
-else
-        # Without overlayfs, a copy (the tree is about a gigabyte).
-        cp -a "$tree/." "$root/"
-fi
+mkdir -p "$root"
+# A private copy (a few hundred MB, seconds), not an overlay of the cache: the builder's tests
+# hard-link and unlink the cached tree's files while this runs beside them, and foyer refuses a
+# module whose identity changed between planning and reading it (seen once on the overlay).
+cp -a "$tree/." "$root/"
 for m in proc sys dev; do
         mount --rbind "/$m" "$root/$m"
         mount --make-rslave "$root/$m"
