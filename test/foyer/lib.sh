@@ -87,6 +87,17 @@ expect_error() {
 # host's. Each module of the builder's default set is a tiny relocatable ELF object with a
 # .modinfo section; dm_crypt uses a symbol dm_mod exports, so depmod -b records a dependency. Needs
 # make_tmp first, gcc, objcopy and depmod (kmod).
+# use_tree_copy TREE: $root is a hard-linked copy of TREE (a mktree.sh tree, never written itself)
+# in $tmp/tree and $kver its newest kernel. The --root tests that take an optional tree use it, and
+# use_fake_kernel without one.
+use_tree_copy() {
+        [ -d "$1/usr/lib/modules" ] || fail "$1 is not a tree with kernels"
+        kver=$(find "$1/usr/lib/modules" -mindepth 1 -maxdepth 1 -printf '%f\n' | sort | tail -n1)
+        root=$tmp/tree
+        mkdir "$root"
+        cp -al "$1/." "$root/" 2>/dev/null || cp -a "$1/." "$root/"
+}
+
 fake_modules="kernel/drivers/block/virtio_blk kernel/drivers/scsi/virtio_scsi kernel/drivers/virtio/virtio_pci
         kernel/drivers/scsi/sd_mod kernel/drivers/ata/ahci kernel/drivers/nvme/host/nvme
         kernel/fs/ext4/ext4 kernel/fs/xfs/xfs kernel/fs/btrfs/btrfs kernel/fs/fat/vfat

@@ -19,11 +19,7 @@ require_generator
 make_tmp test-foyer-resume
 
 if [ -n "$src" ]; then
-        [ -d "$src/usr/lib/modules" ] || fail "$src is not a tree with kernels"
-        kver=$(find "$src/usr/lib/modules" -mindepth 1 -maxdepth 1 -printf '%f\n' | sort | tail -n1)
-        root=$tmp/tree
-        mkdir "$root"
-        cp -al "$src/." "$root/" 2>/dev/null || cp -a "$src/." "$root/"
+        use_tree_copy "$src"
 else
         use_fake_kernel
 fi

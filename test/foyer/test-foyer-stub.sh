@@ -28,11 +28,7 @@ units=usr/lib/systemd/system
 stubconf=usr/lib/tmpfiles.d/20-systemd-stub.conf
 
 if [ -n "$src" ]; then
-        [ -d "$src/usr/lib/modules" ] || fail "$src is not a tree with kernels"
-        kver=$(find "$src/usr/lib/modules" -mindepth 1 -maxdepth 1 -printf '%f\n' | sort | tail -n1)
-        root=$tmp/tree
-        mkdir "$root"
-        cp -al "$src/." "$root/" 2>/dev/null || cp -a "$src/." "$root/"
+        use_tree_copy "$src"
 else
         use_fake_kernel
         # Fake modules for the extensions' file systems (lib.sh's fake kernel has loop).
