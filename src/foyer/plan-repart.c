@@ -46,7 +46,6 @@
 #define REPART_UNIT_NAME "systemd-repart.service"
 #define REPART_UNIT UNITDIR "/" REPART_UNIT_NAME
 /* As systemd's units/meson.build installs it: the initrd transaction pulls the unit in. */
-#define REPART_UNIT_LINK UNITDIR "/initrd-root-fs.target.wants/" REPART_UNIT_NAME
 #define REPART_DROPIN UNITDIR "/" REPART_UNIT_NAME ".d/50-foyer-after-sysroot.conf"
 
 /* repart.d's directories as systemd searches them, a file in an earlier one hiding one of the same
@@ -279,13 +278,10 @@ int plan_repart(Manifest *m, const BuildConfig *c) {
 
         r = plan_add_item(m, REPART_PROGRAM, NEED_REQUIRED, "the tree's repart definitions");
         if (r >= 0)
-                r = plan_add_item(m, REPART_UNIT, NEED_REQUIRED, "the tree's repart definitions");
+                /* In the initrd transaction, as systemd installs it. */
+                r = plan_add_unit_wanted(m, REPART_UNIT_NAME, "initrd-root-fs.target", "the tree's repart definitions");
         if (r < 0)
                 return r;
-        r = manifest_add_symlink(m, REPART_UNIT_LINK, "../" REPART_UNIT_NAME,
-                                 "systemd-repart.service in the initrd transaction, as systemd installs it");
-        if (r < 0 && r != -EEXIST)
-                return log_error_errno(r, "Failed to add %s: %m", REPART_UNIT_LINK);
 
         r = plan_add_text(m, REPART_DROPIN, 0644,
                           "# foyer: systemd-repart in the initrd works on the disk of the mounted root\n"

@@ -71,26 +71,6 @@ static int read_unit(Manifest *m, const char *name, char **ret) {
         return read_tree_file(m->root, path, ret, &size);
 }
 
-/* Adds the unit and its link from target's .wants/, unless the tree's links already brought one. */
-static int add_unit_wanted(Manifest *m, const char *name, const char *target, const char *why) {
-        _cleanup_free_ char *path = strjoin(UNITDIR "/", name);
-        _cleanup_free_ char *link = strjoin(UNITDIR "/", target, ".wants/", name);
-        _cleanup_free_ char *link_target = strjoin("../", name);
-        int r;
-
-        if (!path || !link || !link_target)
-                return log_oom();
-        r = plan_add_item(m, path, NEED_REQUIRED, why);
-        if (r < 0)
-                return r;
-        if (manifest_find(m, link))
-                return 0;
-        r = manifest_add_symlink(m, link, link_target, why);
-        if (r < 0)
-                return log_error_errno(r, "Failed to add %s: %m", link);
-        return 0;
-}
-
 static int plan_extension_units(Manifest *m, const ExtensionUnits *e, bool *added) {
         _cleanup_free_ char *why = NULL;
         int r;
@@ -111,7 +91,7 @@ static int plan_extension_units(Manifest *m, const ExtensionUnits *e, bool *adde
                         return log_error_errno(r, "Failed to read %s/%s in the tree: %m", UNITDIR, e->initrd_unit);
                 if (text) {
                         *added = true;
-                        return add_unit_wanted(m, e->initrd_unit, "initrd.target", why);
+                        return plan_add_unit_wanted(m, e->initrd_unit, "initrd.target", why);
                 }
         }
 
@@ -132,7 +112,7 @@ static int plan_extension_units(Manifest *m, const ExtensionUnits *e, bool *adde
                         return 0;
                 }
                 *added = true;
-                return add_unit_wanted(m, e->unit, "sysinit.target", why);
+                return plan_add_unit_wanted(m, e->unit, "sysinit.target", why);
         }
 }
 
@@ -158,7 +138,7 @@ int plan_stub(Manifest *m, const BuildConfig *c) {
                                       "copies the stub's /.extra metadata to /run/systemd/");
                 if (r < 0)
                         return log_error_errno(r, "Failed to add %s: %m", STUB_TMPFILES);
-                r = add_unit_wanted(m, TMPFILES_SETUP, "sysinit.target", "runs " STUB_TMPFILES);
+                r = plan_add_unit_wanted(m, TMPFILES_SETUP, "sysinit.target", "runs " STUB_TMPFILES);
                 if (r < 0)
                         return r;
                 r = plan_add_text(m, TMPFILES_SETUP_DROPIN, 0644, tmpfiles_setup_dropin,

@@ -164,3 +164,26 @@ int plan_add_helper(Manifest *m, const char *dest, const char *why, const char *
         manifest_mark_host_built(manifest_find(m, dest));
         return 0;
 }
+
+int plan_add_unit_wanted(Manifest *m, const char *name, const char *target, const char *why) {
+        _cleanup_free_ char *path = strjoin(UNITDIR "/", name);
+        _cleanup_free_ char *link = strjoin(UNITDIR "/", target, ".wants/", name);
+        _cleanup_free_ char *link_target = strjoin("../", name);
+        int r;
+
+        assert(m);
+        assert(name);
+        assert(target);
+
+        if (!path || !link || !link_target)
+                return log_oom();
+        r = plan_add_item(m, path, NEED_REQUIRED, why);
+        if (r < 0)
+                return r;
+        if (manifest_find(m, link))
+                return 0;
+        r = manifest_add_symlink(m, link, link_target, why);
+        if (r < 0)
+                return log_error_errno(r, "Failed to add %s: %m", link);
+        return 0;
+}

@@ -27,6 +27,9 @@ typedef struct Item {
 /* Adds a path of the source tree (and what its symlinks point to); a missing NEED_REQUIRED path
  * fails the build naming it and why it is needed. */
 int plan_add_item(Manifest *m, const char *path, Need need, const char *why);
+/* plan_add_item() of the tree's unit UNITDIR/name and its link from target's .wants/, unless the
+ * tree's links already brought one. */
+int plan_add_unit_wanted(Manifest *m, const char *name, const char *target, const char *why);
 /* plan_add_item() for each of n items. */
 int plan_add_items(Manifest *m, const Item *items, size_t n);
 /* Splits an option's "SRC[:DEST]" (DEST defaults to SRC and must be absolute); errors name the
