@@ -2,13 +2,15 @@
 # shellcheck shell=bash
 # Sourced by the builder tests, which all take FOYER GENERATOR-DIR UNIT-DIR:
 #   . "$(dirname "$0")/lib.sh" "$@"
-# Builds from the build tree (FOYER_GENERATOR_DIR, FOYER_UNIT_DIR), with no configuration files
-# and a fixed timestamp, so the images only depend on what a test asks for.
+# Builds from the build tree (FOYER_GENERATOR_DIR, FOYER_UNIT_DIR), with the tests' configuration
+# root (config/: zstd's fastest level, nothing else) and a fixed timestamp, so the images only depend
+# on what a test asks for.
 set -eu
 # shellcheck disable=SC2034 # read by the tests that source this
 foyer=$1
 export FOYER_GENERATOR_DIR=$2 FOYER_UNIT_DIR=$3
-export FOYER_CONFIG_ROOT=/nonexistent SOURCE_DATE_EPOCH=1700000000
+FOYER_CONFIG_ROOT=$(realpath "$(dirname "${BASH_SOURCE[0]}")/config")
+export FOYER_CONFIG_ROOT SOURCE_DATE_EPOCH=1700000000
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 
 fail() { echo "FAIL: $*"; exit 1; }

@@ -14,7 +14,9 @@
 # Usage: test-foyer-systemd-tpm.sh FOYER GENERATOR-DIR UNIT-DIR TREE (run by test-foyer-tree.sh)
 set -euo pipefail
 foyer=$1 tree=$4
-export FOYER_GENERATOR_DIR=$2 FOYER_UNIT_DIR=$3 FOYER_CONFIG_ROOT=/nonexistent SOURCE_DATE_EPOCH=1700000000
+# The builder tests' configuration root: zstd's fastest level (config/etc/foyer/foyer.conf, lib.sh).
+FOYER_CONFIG_ROOT=$(realpath "$(dirname "$0")/config")
+export FOYER_GENERATOR_DIR=$2 FOYER_UNIT_DIR=$3 FOYER_CONFIG_ROOT SOURCE_DATE_EPOCH=1700000000
 fail() { echo "FAIL: $*"; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

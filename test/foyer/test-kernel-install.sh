@@ -13,7 +13,9 @@ set -eu
 foyer=$1
 export FOYER_GENERATOR_DIR=$2 FOYER_UNIT_DIR=$3
 plugin=$(realpath "$4")
-export FOYER_CONFIG_ROOT=/nonexistent SOURCE_DATE_EPOCH=1700000000
+# The builder tests' configuration root: zstd's fastest level (config/etc/foyer/foyer.conf, lib.sh).
+FOYER_CONFIG_ROOT=$(realpath "$(dirname "$0")/config")
+export FOYER_CONFIG_ROOT SOURCE_DATE_EPOCH=1700000000
 loaderentry=/usr/lib/kernel/install.d/90-loaderentry.install
 
 # shellcheck disable=SC2015 # skips when either is missing
