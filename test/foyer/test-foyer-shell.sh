@@ -42,7 +42,8 @@ done
 echo "== --no-shell and NoShell=yes"
 "$foyer" build --root "$root" --kver "$kver" -o "$tmp/ns.img" --add-module ext4 --no-shell >/dev/null 2>&1 || fail "--no-shell build failed"
 mkdir -p "$tmp/cfg/etc/foyer"
-printf '[Build]\nNoShell=yes\n' >"$tmp/cfg/etc/foyer/foyer.conf"
+# lib.sh's configuration (zstd's level) and NoShell=yes: the same image as --no-shell with lib.sh's.
+{ cat "$FOYER_CONFIG_ROOT/etc/foyer/foyer.conf"; printf 'NoShell=yes\n'; } >"$tmp/cfg/etc/foyer/foyer.conf"
 FOYER_CONFIG_ROOT=$tmp/cfg "$foyer" build --root "$root" --kver "$kver" -o "$tmp/ns2.img" --add-module ext4 >/dev/null 2>&1 ||
         fail "NoShell=yes build failed"
 cmp -s "$tmp/ns.img" "$tmp/ns2.img" || fail "--no-shell and NoShell=yes give different images"
