@@ -45,6 +45,7 @@ realpath coreutils
 head coreutils
 id coreutils
 install coreutils
+ln coreutils
 ls coreutils
 mkdir coreutils
 mv coreutils
