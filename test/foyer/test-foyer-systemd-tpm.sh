@@ -12,12 +12,10 @@
 #     setup, their programs and stock links, and every NvPCR definition (systemd-cryptsetup's too);
 #   - a generic image, which no volume asks TPM2 of, is built without systemd-tpm.
 # Usage: test-foyer-systemd-tpm.sh FOYER GENERATOR-DIR UNIT-DIR TREE (run by test-foyer-tree.sh)
-set -euo pipefail
-foyer=$1 tree=$4
-# The builder tests' configuration root: zstd's fastest level (config/etc/foyer/foyer.conf, lib.sh).
-FOYER_CONFIG_ROOT=$(realpath "$(dirname "$0")/config")
-export FOYER_GENERATOR_DIR=$2 FOYER_UNIT_DIR=$3 FOYER_CONFIG_ROOT SOURCE_DATE_EPOCH=1700000000
-fail() { echo "FAIL: $*"; exit 1; }
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$(dirname "$0")/lib.sh" "$@"
+set -o pipefail
+tree=$4
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 kver=$(find "$tree/usr/lib/modules" -mindepth 1 -maxdepth 1 -printf "%f\n" | sort | head -n1)

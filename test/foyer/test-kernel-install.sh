@@ -9,13 +9,9 @@
 # 0600 there (90-loaderentry copies staged initrds with 0644). The plugins run are the plugin and
 # 90-loaderentry, as on a system with foyer's package, which diverts Debian's 85-initrd.install.
 # Usage: test-kernel-install.sh FOYER GENERATOR-DIR UNIT-DIR PLUGIN
-set -eu
-foyer=$1
-export FOYER_GENERATOR_DIR=$2 FOYER_UNIT_DIR=$3
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$(dirname "$0")/lib.sh" "$@"
 plugin=$(realpath "$4")
-# The builder tests' configuration root: zstd's fastest level (config/etc/foyer/foyer.conf, lib.sh).
-FOYER_CONFIG_ROOT=$(realpath "$(dirname "$0")/config")
-export FOYER_CONFIG_ROOT SOURCE_DATE_EPOCH=1700000000
 loaderentry=/usr/lib/kernel/install.d/90-loaderentry.install
 
 # shellcheck disable=SC2015 # skips when either is missing
@@ -30,7 +26,6 @@ done
 
 tmp=$(mktemp -d /tmp/test-kernel-install.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
 
 machine_id=0123456789abcdef0123456789abcdef
 setup() {       # install.conf lines...
