@@ -138,45 +138,65 @@ listed() {
         fi
 }
 
-# Compares systemd's generator $2 and foyer's $3 on every case of KIND $1.
+# Compares systemd's generator $2 and foyer's $3 on every case of KIND $1: both run on every case
+# (into $tmp/KIND/systemd/ and $tmp/KIND/foyer/, each side normalised at once), one comparison
+# names the cases whose trees differ, and only those (and those whose exit statuses differ) get the
+# detailed diff_outputs.
 compare_kind() {
-        local kind=$1 systemd=$2 foyer=$3 known varies c same=0 listed_n=0 failed=0 skipped=0
+        local kind=$1 systemd=$2 foyer=$3 known varies c d same=0 listed_n=0 failed=0 skipped=0
+        local -A rs rf suspect is_known is_varies
+        local -a run=()
         casedir=$here/$kind
         known=$(listed "$kind")
         varies=$(listed "$kind" varies)
         for c in $known; do
+                is_known[$c]=1
                 [[ -f $casedir/$c.cmdline ]] || { echo "FAIL $kind/$c: listed, but there is no such case"; failed=$((failed + 1)); }
         done
-        mkdir -p "$tmp/$kind"
-        local save_tmp=$tmp
-        tmp=$tmp/$kind
+        for c in $varies; do is_varies[$c]=1; done
+        local out=$tmp/$kind
+        mkdir -p "$out/systemd" "$out/foyer"
         for c in "$casedir"/*.cmdline; do
-                c=$(basename "$c" .cmdline)
+                c=${c##*/} c=${c%.cmdline}
                 if [[ $kind == debug && $c == [0-9]*-foyer-* ]]; then
                         skipped=$((skipped + 1))
                         continue
                 fi
-                diff_case "$systemd" "$foyer" "$c"
-                if [[ -s $tmp/$c.diff ]]; then
-                        if grep -qxF "$c" <<<"$known"; then
+                run_case "$systemd" "$casedir/$c" "$out/systemd/$c"
+                rs[$c]=$case_rc
+                run_case "$foyer" "$casedir/$c" "$out/foyer/$c"
+                rf[$c]=$case_rc
+                run+=("$c")
+        done
+        normalise "$out/systemd" "$(basename "$systemd")"
+        normalise "$out/foyer" "$(basename "$foyer")"
+        while IFS= read -r d; do
+                [[ -n $d ]] && suspect[$d]=1
+        done < <(differing_cases "$out/systemd" "$out/foyer")
+        for c in "${run[@]}"; do
+                : >"$out/$c.diff"
+                if [[ -n ${suspect[$c]:-} || ${rs[$c]} != "${rf[$c]}" ]]; then
+                        diff_outputs "$out/systemd/$c" "$out/foyer/$c" "${rs[$c]}" "${rf[$c]}" >"$out/$c.diff" 2>&1
+                fi
+                if [[ -s $out/$c.diff ]]; then
+                        if [[ -n ${is_known[$c]:-} ]]; then
                                 echo "LISTED $kind/$c"
                                 listed_n=$((listed_n + 1))
                         else
                                 echo "FAIL $kind/$c: unlisted difference"
-                                sed 's/^/    /' "$tmp/$c.diff"
+                                sed 's/^/    /' "$out/$c.diff"
                                 failed=$((failed + 1))
                         fi
-                elif grep -qxF "$c" <<<"$varies"; then
+                elif [[ -n ${is_varies[$c]:-} ]]; then
                         echo "SAME $kind/$c (listed, order varies in systemd)"
                         same=$((same + 1))
-                elif grep -qxF "$c" <<<"$known"; then
+                elif [[ -n ${is_known[$c]:-} ]]; then
                         echo "FAIL $kind/$c: listed as a difference but the outputs are identical; update the list"
                         failed=$((failed + 1))
                 else
                         same=$((same + 1))
                 fi
         done
-        tmp=$save_tmp
         echo "== $kind (systemd $version): $same identical, $listed_n listed differences, $skipped foyer-only cases not compared, $failed failures"
         ((same > 0)) || { echo "FAIL $kind: no case is identical"; failed=$((failed + 1)); }
         total_failed=$((total_failed + failed))

@@ -61,10 +61,10 @@ need() {
 generator_for() {
         local kind=$1 c=$2
         case $kind in
-                root) grep -qxF "$c" <<<"$known" && echo "$gendir/foyer-root-generator" || echo "$systemd_dir/systemd-fstab-generator" ;;
-                crypt) grep -qxF "$c" <<<"$known" && echo "$gendir/foyer-crypt-generator" || echo "$systemd_dir/systemd-cryptsetup-generator" ;;
+                root) [[ -n ${is_known[$c]:-} ]] && echo "$gendir/foyer-root-generator" || echo "$systemd_dir/systemd-fstab-generator" ;;
+                crypt) [[ -n ${is_known[$c]:-} ]] && echo "$gendir/foyer-crypt-generator" || echo "$systemd_dir/systemd-cryptsetup-generator" ;;
                 debug)
-                        if [[ $c == [0-9]*-foyer-* ]] || grep -qxF "$c" <<<"$known"; then
+                        if [[ $c == [0-9]*-foyer-* || -n ${is_known[$c]:-} ]]; then
                                 echo "$gendir/foyer-debug-generator"
                         else
                                 echo "$systemd_dir/systemd-debug-generator"
@@ -88,7 +88,7 @@ for src in "$@"; do
                 casedir=$into/$kind
                 rm -rf "$casedir"
                 mkdir -p "$casedir"
-                find "$src" -mindepth 1 -maxdepth 1 ! -name '*.expected' ! -name '*.exit' -exec cp -a {} "$casedir/" \;
+                find "$src" -mindepth 1 -maxdepth 1 ! -name '*.expected' ! -name '*.exit' -exec cp -a -t "$casedir/" {} +
         fi
         echo "== $kind"
         case $kind in
@@ -99,16 +99,29 @@ for src in "$@"; do
                 root | crypt | debug | lvm | driver | md | vconsole | network | root-forms | root-extra | systemd-break) ;;
                 *) echo "regen-golden: no reference is known for $src" >&2; exit 1 ;;
         esac
-        known=$(known_differences "$(diff_table "$casedir")")
+        declare -A is_known=()
+        while IFS= read -r c; do
+                [[ -n $c ]] && is_known[$c]=1
+        done < <(known_differences "$(diff_table "$casedir")")
         # shellcheck disable=SC2119 # every case of the directory (the script's arguments are directories)
         mapfile -t cases < <(cases_of)
+        # Each case into $tmp/<its generator>/, every such directory normalised at once (normalise
+        # goes by the generator's name), then each tree stored.
+        declare -A gen_of=() rc_of=()
         for c in "${cases[@]}"; do
                 gen=$(generator_for "$kind" "$c")
                 need "$gen" "the reference of $kind/$c"
-                rc=$(run_case "$gen" "$casedir/$c" "$tmp/$c")
-                normalise "$tmp/$c" "$(basename "$gen")"
-                store_expected "$tmp/$c" "$casedir/$c.expected" "$rc"
-                rm -f "$tmp/$c.log"
-                echo "$c: $(basename "$gen") exit $rc"
+                gen_of[$c]=$gen
+                run_case "$gen" "$casedir/$c" "$tmp/${gen##*/}/$c"
+                rc_of[$c]=$case_rc
         done
+        for gen in $(printf '%s\n' "${gen_of[@]}" | LC_ALL=C sort -u); do
+                normalise "$tmp/${gen##*/}" "${gen##*/}"
+        done
+        for c in "${cases[@]}"; do
+                gen=${gen_of[$c]}
+                store_expected "$tmp/${gen##*/}/$c" "$casedir/$c.expected" "${rc_of[$c]}"
+                echo "$c: ${gen##*/} exit ${rc_of[$c]}"
+        done
+        rm -rf "${tmp:?}"/*
 done
