@@ -58,11 +58,14 @@
  *   drive-if virtio|none  how the disks are attached: virtio (default, vda, vdb, ...) or none:
  *                         -drive ...,if=none,id=driveN (N from 0, in disk order), for a device of
  *                         the scenario's own (qemu-args -device virtio-blk-pci,drive=drive0,...)
- *   controller NAME       the QEMU device that holds every disk: virtio-blk (default, as drive-if
+ *   controller NAME...    the QEMU devices that hold the disks: disk i on the i-th NAME's, the disks
+ *                         after the last NAME on the last one. NAME is virtio-blk (default, as drive-if
  *                         virtio), nvme (one controller per disk), ahci (q35's own, ports ide.N),
- *                         virtio-scsi, megasas-gen2, mptsas1068, pvscsi (one host adapter, a scsi-hd
- *                         per disk at target N), usb-storage, usb-uas (on a qemu-xhci); the disks are
- *                         then -drive ...,if=none,id=driveN (not with drive-if none)
+ *                         virtio-scsi, megasas-gen2, mptsas1068, pvscsi (one host adapter, id hba, or
+ *                         hba0, hba1, ... by position with several NAMEs; a scsi-hd per disk at
+ *                         target N), usb-storage, usb-uas (on a qemu-xhci, one for both); the disks
+ *                         are then -drive ...,if=none,id=driveN (not with drive-if none). Each NAME
+ *                         once, and at most as many as there are disks (each holds one)
  *   boot [tpm-reset]      the steps after it are one boot of the machine; several boot lines boot it
  *                         several times, one after the other, with the same QEMU command line: the
  *                         disks are then writable qcow2 overlays of the given images, made once per
@@ -128,28 +131,35 @@ struct step {
         int boot;       /* 1, 2, ...: the boot it belongs to */
 };
 
-/* controller NAME: the QEMU device that holds every disk of the scenario, the root's among them, so
- * that the guest has to find the root behind that controller's driver. The disks are -drive
- * if=none,id=driveN; each gets a device on the controller (disk_device(), in disk order). */
+/* controller NAME...: the QEMU devices that hold the disks of the scenario, the root's among them, so
+ * that the guest has to find the root behind those controllers' drivers. Disk i is on the i-th
+ * name's controller, the disks after the last name on the last one. Other than with virtio-blk the
+ * disks are -drive if=none,id=driveN; each gets a device on its controller (disk_device(), in disk
+ * order). */
 enum controller { CTL_VIRTIO_BLK, CTL_NVME, CTL_AHCI, CTL_VIRTIO_SCSI, CTL_MEGASAS, CTL_MPTSAS, CTL_PVSCSI,
-                  CTL_USB_STORAGE, CTL_USB_UAS };
+                  CTL_USB_STORAGE, CTL_USB_UAS, _CTL_MAX };
 static const struct {
         const char *name;               /* the scenario's word: QEMU's device name */
-        const char *hba[2];             /* -device of the controller itself (none: a device per disk) */
+        const char *scsi_hba;           /* QEMU's device of a SCSI host adapter that holds all of its disks
+                                         * (id hba, or hbaN with several controllers); NULL: none */
+        bool usb;                       /* on the scenario's qemu-xhci (id xhci), one for both USB kinds */
         int max_disks;
-} controllers[] = {
-        [CTL_VIRTIO_BLK]  = { "virtio-blk", { NULL }, 8 },
-        [CTL_NVME]        = { "nvme", { NULL }, 8 },
+} controllers[_CTL_MAX] = {
+        [CTL_VIRTIO_BLK]  = { "virtio-blk", NULL, false, 8 },
+        [CTL_NVME]        = { "nvme", NULL, false, 8 },
         /* q35's own ICH9 AHCI (always there, 00:1f.2) has six ports, ide.0 to ide.5. */
-        [CTL_AHCI]        = { "ahci", { NULL }, 6 },
-        [CTL_VIRTIO_SCSI] = { "virtio-scsi", { "virtio-scsi-pci,id=hba" }, 8 },
-        [CTL_MEGASAS]     = { "megasas-gen2", { "megasas-gen2,id=hba" }, 8 },
-        [CTL_MPTSAS]      = { "mptsas1068", { "mptsas1068,id=hba" }, 8 },      /* 8 phys, a disk each */
-        [CTL_PVSCSI]      = { "pvscsi", { "pvscsi,id=hba" }, 8 },
-        /* qemu-xhci has four USB 2 and four USB 3 ports; QEMU picks a free one for each device. */
-        [CTL_USB_STORAGE] = { "usb-storage", { "qemu-xhci,id=xhci" }, 4 },
-        [CTL_USB_UAS]     = { "usb-uas", { "qemu-xhci,id=xhci", "usb-uas,id=uas,bus=xhci.0" }, 8 },
+        [CTL_AHCI]        = { "ahci", NULL, false, 6 },
+        [CTL_VIRTIO_SCSI] = { "virtio-scsi", "virtio-scsi-pci", false, 8 },
+        [CTL_MEGASAS]     = { "megasas-gen2", "megasas-gen2", false, 8 },
+        [CTL_MPTSAS]      = { "mptsas1068", "mptsas1068", false, 8 },   /* 8 phys, a disk each */
+        [CTL_PVSCSI]      = { "pvscsi", "pvscsi", false, 8 },
+        /* qemu-xhci has four USB 2 and four USB 3 ports; QEMU picks a free one for each device (a
+         * USB stick per disk, or the one usb-uas device). */
+        [CTL_USB_STORAGE] = { "usb-storage", NULL, true, 4 },
+        /* One usb-uas device (id uas, a name appears once in a controller line), its disks the LUNs. */
+        [CTL_USB_UAS]     = { "usb-uas", NULL, true, 8 },
 };
+#define MAX_CONTROLLERS 8       /* as many as disks: each named controller holds one at least */
 
 static struct {
         const char *kernel, *initrd, *log_path, *accel, *qemu;
@@ -167,7 +177,8 @@ static struct {
         bool firmware_kernel;   /* --firmware-kernel: the firmware starts --kernel (an EFI image) */
         bool serial2;   /* a second serial port (ttyS1) for expect2/send2 */
         bool drive_if_none;     /* drive-if none: the disks are -drive if=none,id=driveN */
-        enum controller controller;     /* controller NAME (default virtio-blk) */
+        enum controller controller[MAX_CONTROLLERS];    /* controller NAME... in line order */
+        int n_controllers;      /* 0: no controller line, the disks are virtio-blk */
         int controller_line;    /* its script line (0: none) */
         int hostfwd_port;       /* hostfwd GUESTPORT (0: no network) */
         bool tpm, vga;
@@ -919,6 +930,37 @@ static bool is_machine_keyword(const char *s) {
         return false;
 }
 
+/* controller NAME...: the controllers, in the order of the disks they take. */
+static void parse_controllers(char *names, const char *path, int lineno) {
+        char *save = NULL;
+
+        assert(names);
+        assert(path);
+
+        if (cfg.controller_line)
+                die("%s:%d: only one controller line (the first is line %d)", path, lineno, cfg.controller_line);
+        if (!*names)
+                die("%s:%d: controller needs a name", path, lineno);
+        for (char *w = strtok_r(names, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+                enum controller c = 0;
+                while (c < _CTL_MAX && strcmp(w, controllers[c].name) != 0)
+                        c++;
+                if (c == _CTL_MAX)
+                        die("%s:%d: controller is virtio-blk, nvme, ahci, virtio-scsi, megasas-gen2, "
+                            "mptsas1068, pvscsi, usb-storage or usb-uas, not '%s'", path, lineno, w);
+                /* Disk i is the i-th name's: a second mention would mean a second controller of the
+                 * kind, which the devices' ids (hba, xhci, uas) do not tell apart. */
+                for (int k = 0; k < cfg.n_controllers; k++)
+                        if (cfg.controller[k] == c)
+                                die("%s:%d: controller %s named twice (name a controller once; the disks "
+                                    "after the last name are on the last one)", path, lineno, w);
+                if (cfg.n_controllers >= MAX_CONTROLLERS)
+                        die("%s:%d: at most %d controllers", path, lineno, MAX_CONTROLLERS);
+                cfg.controller[cfg.n_controllers++] = c;
+        }
+        cfg.controller_line = lineno;
+}
+
 /* Whether boot n (1, 2, ...) has a step so far. */
 static bool boot_has_steps(int n) {
         return cfg.n_steps > 0 && cfg.steps[cfg.n_steps - 1].boot == n;
@@ -1032,17 +1074,7 @@ static void parse_script(const char *path) {
                         cfg.drive_if_none = strcmp(rest, "none") == 0;
                         continue;
                 } else if (strcmp(s, "controller") == 0) {
-                        size_t n = sizeof controllers / sizeof controllers[0], i = 0;
-                        while (i < n && strcmp(rest, controllers[i].name) != 0)
-                                i++;
-                        if (i == n)
-                                die("%s:%d: controller is virtio-blk, nvme, ahci, virtio-scsi, megasas-gen2, "
-                                    "mptsas1068, pvscsi, usb-storage or usb-uas, not '%s'", path, lineno, rest);
-                        if (cfg.controller_line)
-                                die("%s:%d: only one controller line (the first is line %d)", path, lineno,
-                                    cfg.controller_line);
-                        cfg.controller = (enum controller) i;
-                        cfg.controller_line = lineno;
+                        parse_controllers(rest, path, lineno);
                         continue;
                 } else if (strcmp(s, "forbid") == 0) {
                         if (!*rest)
@@ -1370,43 +1402,127 @@ static void start_swtpm(void) {
         fprintf(stderr, "vm-run: %6.1fs swtpm (pid %d) on %s\n", now() - t_start, (int) tpm.pid, tpm.dir);
 }
 
-/* The -device that puts disk i (-drive id=drive<i>) on the scenario's controller; NULL for virtio-blk,
- * whose disks are if=virtio drives. */
+/* The position in the controller line of disk i's controller: the i-th name, the last one for the
+ * disks after it. */
+static int disk_controller_index(int i) {
+        assert(i >= 0);
+        assert(cfg.n_controllers > 0);
+        return i < cfg.n_controllers ? i : cfg.n_controllers - 1;
+}
+
+/* The controller of disk i; virtio-blk without a controller line. */
+static enum controller disk_controller(int i) {
+        return cfg.n_controllers > 0 ? cfg.controller[disk_controller_index(i)] : CTL_VIRTIO_BLK;
+}
+
+/* Which of its controller's disks disk i is (0, 1, ...): its port, target or LUN there. Each name but
+ * the last holds one disk; the last holds the rest. */
+static int disk_slot(int i) {
+        return i - disk_controller_index(i);
+}
+
+/* The id of the SCSI host adapter at position k of the controller line: hba alone (as it was before
+ * a line could name several), hba0, hba1, ... with several, so that two host adapters (of different
+ * kinds: a name appears once) do not share one. */
+static const char *scsi_hba_id(int k) {
+        static char id[MAX_CONTROLLERS][16];
+
+        assert(k >= 0 && k < cfg.n_controllers);
+        assert(controllers[cfg.controller[k]].scsi_hba);
+        if (cfg.n_controllers == 1)
+                return "hba";
+        snprintf(id[k], sizeof id[k], "hba%d", k);
+        return id[k];
+}
+
+/* The -device that puts disk i (-drive id=drive<i>) on its controller; NULL for virtio-blk, whose
+ * disks are if=virtio drives. */
 static const char *disk_device(int i) {
         static char dev[8][200];
 
         assert(i >= 0 && i < 8);
-        switch (cfg.controller) {
-        case CTL_VIRTIO_BLK:
+        enum controller c = disk_controller(i);
+        if (c == CTL_VIRTIO_BLK)
                 return NULL;
+        int k = disk_controller_index(i), slot = disk_slot(i);
+        switch (c) {
         case CTL_NVME:
                 snprintf(dev[i], sizeof dev[i], "nvme,serial=foyer-disk%d,drive=drive%d", i, i);
                 break;
         case CTL_AHCI:
-                snprintf(dev[i], sizeof dev[i], "ide-hd,drive=drive%d,bus=ide.%d", i, i);
+                snprintf(dev[i], sizeof dev[i], "ide-hd,drive=drive%d,bus=ide.%d", i, slot);
                 break;
         case CTL_MPTSAS:
                 /* QEMU's SAS1068 reports a disk's SAS address as its scsi-hd wwn, which is 0 unless
                  * set; Linux's mptsas forms no port for a phy whose attached address is 0
-                 * (mptsas_setup_wide_ports), so the disk would never appear. */
+                 * (mptsas_setup_wide_ports), so the disk would never appear. By the disk's number,
+                 * the address is unique among all disks. */
                 snprintf(dev[i], sizeof dev[i],
-                         "scsi-hd,drive=drive%d,bus=hba.0,channel=0,scsi-id=%d,lun=0,wwn=0x5000c50000f0e0%02x", i, i,
-                         i + 1);
+                         "scsi-hd,drive=drive%d,bus=%s.0,channel=0,scsi-id=%d,lun=0,wwn=0x5000c50000f0e0%02x", i,
+                         scsi_hba_id(k), slot, i + 1);
                 break;
         case CTL_VIRTIO_SCSI:
         case CTL_MEGASAS:
         case CTL_PVSCSI:
-                snprintf(dev[i], sizeof dev[i], "scsi-hd,drive=drive%d,bus=hba.0,channel=0,scsi-id=%d,lun=0", i, i);
+                snprintf(dev[i], sizeof dev[i], "scsi-hd,drive=drive%d,bus=%s.0,channel=0,scsi-id=%d,lun=0", i,
+                         scsi_hba_id(k), slot);
                 break;
         case CTL_USB_STORAGE:
                 snprintf(dev[i], sizeof dev[i], "usb-storage,drive=drive%d,bus=xhci.0", i);
                 break;
         case CTL_USB_UAS:
                 /* A UAS device is one SCSI target; its disks are LUNs. */
-                snprintf(dev[i], sizeof dev[i], "scsi-hd,drive=drive%d,bus=uas.0,scsi-id=0,lun=%d", i, i);
+                snprintf(dev[i], sizeof dev[i], "scsi-hd,drive=drive%d,bus=uas.0,scsi-id=0,lun=%d", i, slot);
                 break;
+        default:
+                assert(false);
         }
         return dev[i];
+}
+
+/* The devices of the controllers themselves, in line order, onto argv at *n: a SCSI host adapter; the
+ * qemu-xhci, once, before the first USB kind; the usb-uas device. (NVMe, AHCI and virtio-blk have
+ * none: a device per disk, q35's own, if=virtio drives.) */
+static void add_controller_devices(const char **argv, int *n) {
+        static char hba[MAX_CONTROLLERS][64];
+        bool xhci = false;
+
+        assert(argv);
+        assert(n);
+        for (int k = 0; k < cfg.n_controllers; k++) {
+                enum controller c = cfg.controller[k];
+                if (controllers[c].usb && !xhci) {
+                        argv[(*n)++] = "-device";
+                        argv[(*n)++] = "qemu-xhci,id=xhci";
+                        xhci = true;
+                }
+                if (c == CTL_USB_UAS) {
+                        argv[(*n)++] = "-device";
+                        argv[(*n)++] = "usb-uas,id=uas,bus=xhci.0";
+                }
+                if (controllers[c].scsi_hba) {
+                        snprintf(hba[k], sizeof hba[k], "%s,id=%s", controllers[c].scsi_hba, scsi_hba_id(k));
+                        argv[(*n)++] = "-device";
+                        argv[(*n)++] = hba[k];
+                }
+        }
+}
+
+/* controller NAME...: each name holds a disk at least (a controller without one tests nothing; an
+ * NVMe one would not even be there), and the last one's disks fit on it. */
+static void check_controllers(const char *path) {
+        assert(path);
+
+        if (cfg.n_controllers == 0)
+                return;
+        if (cfg.n_controllers > cfg.n_drives)
+                die("%s:%d: %d controllers but %d disks: disk i goes on the i-th controller, so each needs "
+                    "a disk", path, cfg.controller_line, cfg.n_controllers, cfg.n_drives);
+        enum controller last = cfg.controller[cfg.n_controllers - 1];
+        int on_last = cfg.n_drives - (cfg.n_controllers - 1);
+        if (on_last > controllers[last].max_disks)
+                die("%s:%d: %d disks on %s, which holds at most %d here", path, cfg.controller_line, on_last,
+                    controllers[last].name, controllers[last].max_disks);
 }
 
 static pid_t spawn_qemu(const char *accel, bool probe, const char *initrd, const char *append,
@@ -1470,9 +1586,8 @@ static pid_t spawn_qemu(const char *accel, bool probe, const char *initrd, const
         /* The cached disk images are never written to: snapshot=on for one boot, overlays (which
          * take the writes and keep them for the next boot) for several. */
         const char *format = cfg.overlays ? "qcow2" : "raw", *snapshot = cfg.overlays ? "" : ",snapshot=on";
-        bool if_none = cfg.drive_if_none || cfg.controller != CTL_VIRTIO_BLK;
         for (int i = 0; i < n_drives; i++) {
-                if (if_none)
+                if (cfg.drive_if_none || disk_controller(i) != CTL_VIRTIO_BLK)
                         snprintf(drive_args[i], sizeof drive_args[i],
                                  "file=%s,format=%s,if=none,id=drive%d,cache=unsafe%s", drives[i], format, i,
                                  snapshot);
@@ -1482,13 +1597,10 @@ static pid_t spawn_qemu(const char *accel, bool probe, const char *initrd, const
                 argv[n++] = "-drive";
                 argv[n++] = drive_args[i];
         }
-        /* The controller, then each disk's device on it (only when there are disks: the KVM probe
-         * has none). */
+        /* The controllers, then each disk's device on its controller (only when there are disks: the
+         * KVM probe has none). */
         if (n_drives > 0) {
-                for (size_t h = 0; h < 2 && controllers[cfg.controller].hba[h]; h++) {
-                        argv[n++] = "-device";
-                        argv[n++] = controllers[cfg.controller].hba[h];
-                }
+                add_controller_devices(argv, &n);
                 for (int i = 0; i < n_drives; i++) {
                         const char *d = disk_device(i);
                         if (d) {
@@ -1927,9 +2039,7 @@ int main(int argc, char **argv) {
                 cfg.qemu = q;
         cfg.fails[cfg.n_fails++] = strdup("Kernel panic - not syncing");
         parse_script(argv[optind]);
-        if (cfg.n_drives > controllers[cfg.controller].max_disks)
-                die("%s: %d disks, but a %s holds at most %d here", argv[optind], cfg.n_drives,
-                    controllers[cfg.controller].name, controllers[cfg.controller].max_disks);
+        check_controllers(argv[optind]);
         if (extra_append)
                 add_append(extra_append);
         if (timeout_override > 0)
