@@ -80,6 +80,10 @@ VERITY_USR_FS_UUID=76657269-7479-4000-8000-000000000015
 # verity-root-uki: an ESP (for the UKI, mkuki.sh), the verity root and its hash tree, whose partition
 # UUIDs are not fixed but derived from the root hash as systemd-repart makes them (the first 128 bits
 # name the data partition, the last 128 the hash partition), so that roothash= alone finds them.
+# Beside them roothash.p7s: the root hash (its hex string, what dm-verity checks a signature of)
+# signed with Debian's snakeoil Secure Boot key (package ovmf), a detached PKCS#7 signature without
+# certificates, for run-scenario.sh's @DISK_ROOTHASH_SIG@: on firmware whose db holds that key the
+# kernel has its certificate in the platform keyring and can check the signature.
 VERITY_UKI_ESP_PARTUUID=76657269-7479-4000-8000-000000000021
 # repart-root: GPT on a 2 GiB disk whose root partition (x86-64 root type, with the grow-fs flag,
 # bit 59, as systemd-repart's GrowFileSystem=yes leaves it) holds a 400 MiB ext4 in its first 400 MiB;
@@ -744,6 +748,15 @@ EOF
         rm "$work/data.img" "$work/hash.img"
         sfdisk -d "$work/1.img" | grep -qi "uuid=$data_uuid" ||
                 { echo "mkdisk: the data partition did not get the UUID $data_uuid" >&2; exit 1; }
+        keydir=${FOYER_VM_SNAKEOIL_DIR:-/usr/share/ovmf}
+        printf '%s' "$h" >"$work/roothash.txt"
+        # (The key is encrypted with the password "snakeoil", the package's README says.)
+        openssl smime -sign -nocerts -noattr -binary -in "$work/roothash.txt" -passin pass:snakeoil \
+                -inkey "$keydir/PkKek-1-snakeoil.key" -signer "$keydir/PkKek-1-snakeoil.pem" \
+                -outform der -out "$work/roothash.p7s"
+        openssl smime -verify -binary -inform der -in "$work/roothash.p7s" -content "$work/roothash.txt" \
+                -certfile "$keydir/PkKek-1-snakeoil.pem" -nointern -noverify >/dev/null
+        rm "$work/roothash.txt"
         ;;
 repart-root)    # GPT, 2 GiB: the root partition in the first 401 MiB only, for systemd-repart to grow
         stage "PARTUUID=$REPART_ROOT_PARTUUID / ext4 defaults,x-systemd.growfs 0 1"

@@ -188,6 +188,14 @@ if grep -q '@DISK_ROOTHASH@' "$scenario"; then
                 { echo "scenario $name: @DISK_ROOTHASH@, but disk recipe ${recipe:-(none)} left no root hash in $roothash_file" >&2; exit 1; }
         subst+=(@DISK_ROOTHASH@ "$roothash")
 fi
+# @DISK_ROOTHASH_SIG@: the signature of that root hash the recipe left beside it (roothash.p7s), in
+# base64, as systemd-veritysetup's root-hash-signature=base64:... takes it.
+if grep -q '@DISK_ROOTHASH_SIG@' "$scenario"; then
+        sig_file=$(dirname "${imgs[0]:-/nonexistent/x}")/roothash.p7s
+        [[ -s $sig_file ]] ||
+                { echo "scenario $name: @DISK_ROOTHASH_SIG@, but disk recipe ${recipe:-(none)} left no $sig_file" >&2; exit 1; }
+        subst+=(@DISK_ROOTHASH_SIG@ "$(base64 -w0 "$sig_file")")
+fi
 if [[ ${#subst[@]} -gt 0 ]]; then
         while IFS= read -r line; do
                 for ((i = 0; i < ${#subst[@]}; i += 2)); do
