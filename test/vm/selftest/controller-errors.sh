@@ -8,11 +8,9 @@
 # it and the scenario's expect step would pass.
 set -euo pipefail
 
-vm_run=$(realpath "${1:?usage: controller-errors.sh VM_RUN}")
-here=$(dirname "$(realpath "$0")")
-fail() { echo "FAIL: $*"; exit 1; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$(dirname "$0")/lib.sh"
+selftest_begin "${1:-}" "usage: controller-errors.sh VM_RUN"
 export FOYER_VM_QEMU=$here/print-args.sh
 
 # refused SCENARIO DISKS MESSAGE: vm-run with DISKS --drive arguments exits 2, its stderr matching

@@ -14,15 +14,12 @@
 #     that shapes the machine after a boot line are refused, each with its own message.
 set -euo pipefail
 
-vm_run=$(realpath "${1:?usage: multiboot.sh VM_RUN}")
-here=$(dirname "$(realpath "$0")")
-fail() { echo "FAIL: $*"; exit 1; }
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$(dirname "$0")/lib.sh"
 for t in qemu-img qemu-io; do
         command -v "$t" >/dev/null || { echo "SKIP: $t is not installed"; exit 77; }
 done
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+selftest_begin "${1:-}" "usage: multiboot.sh VM_RUN"
 mkdir "$tmp/tmpdir"
 truncate -s 1M "$tmp/disk.img"
 cp "$tmp/disk.img" "$tmp/pristine.img"

@@ -12,12 +12,9 @@
 #   - @PORT@ without a hostfwd line, and a bad hostfwd line, are refused.
 set -euo pipefail
 
-vm_run=$(realpath "${1:?usage: net.sh VM_RUN}")
-here=$(dirname "$(realpath "$0")")
-fail() { echo "FAIL: $*"; exit 1; }
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$(dirname "$0")/lib.sh"
+selftest_begin "${1:-}" "usage: net.sh VM_RUN"
 export FOYER_VM_QEMU=$here/fake-qemu.sh FAKE_MODE=pass
 
 run() {

@@ -16,13 +16,10 @@
 #     answers on its socket, and is gone with its directory at the end.
 set -euo pipefail
 
-vm_run=$(realpath "${1:?usage: tpm.sh VM_RUN stub|swtpm}")
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$(dirname "$0")/lib.sh"
 mode=${2:?usage: tpm.sh VM_RUN stub|swtpm}
-here=$(dirname "$(realpath "$0")")
-fail() { echo "FAIL: $*"; exit 1; }
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+selftest_begin "$1" "usage: tpm.sh VM_RUN stub|swtpm"
 mkdir "$tmp/tmpdir"
 export FOYER_VM_QEMU=$here/fake-qemu.sh FAKE_MODE=pass FAKE_ARGS_LOG=$tmp/args TMPDIR=$tmp/tmpdir
 
