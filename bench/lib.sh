@@ -81,17 +81,22 @@ bench_foyer_hostonly() {
         bench_foyer_run "$1" build --hostonly --kver "$bench_kver" -o "$2" >/dev/null 2>&1
 }
 
-# bench_dracut_hostonly OUT: dracut --hostonly on the build host, with its defaults.
+# bench_dracut_hostonly OUT [ARG...]: dracut --hostonly on the build host, with its defaults and
+# the ARGs (e.g. --zstd).
 bench_dracut_hostonly() {
-        dracut --quiet --force --hostonly --kver "$bench_kver" "$1" >/dev/null 2>&1
+        local out=$1
+        shift
+        dracut --quiet --force --hostonly "$@" --kver "$bench_kver" "$out" >/dev/null 2>&1
 }
 
-# bench_dracut OUT: dracut --no-hostonly of the suite, with its defaults. In a tree it runs chrooted,
-# in a mount namespace of its own with /proc, /sys and /dev, which disappear with it.
+# bench_dracut OUT [ARG...]: dracut --no-hostonly of the suite, with its defaults and the ARGs (e.g.
+# --zstd). In a tree it runs chrooted, in a mount namespace of its own with /proc, /sys and /dev,
+# which disappear with it.
 bench_dracut() {
         local out=$1
+        shift
         if [[ $bench_root == / ]]; then
-                dracut --quiet --force --no-hostonly --kver "$bench_kver" "$out" >/dev/null 2>&1
+                dracut --quiet --force --no-hostonly "$@" --kver "$bench_kver" "$out" >/dev/null 2>&1
                 return
         fi
         # shellcheck disable=SC2016 # expanded by the inner shell
@@ -102,6 +107,8 @@ bench_dracut() {
                 mount -t sysfs sysfs "$t/sys"
                 mount -t tmpfs tmpfs "$t/tmp"
                 mount -t tmpfs tmpfs "$t/var/tmp"
-                chroot "$t" dracut --quiet --force --no-hostonly --kver "$kver" /tmp/bench-dracut.img
-                cp "$t/tmp/bench-dracut.img" "$3"' sh "$bench_root" "$bench_kver" "$out" >/dev/null 2>&1
+                out=$3
+                shift 3
+                chroot "$t" dracut --quiet --force --no-hostonly "$@" --kver "$kver" /tmp/bench-dracut.img
+                cp "$t/tmp/bench-dracut.img" "$out"' sh "$bench_root" "$bench_kver" "$out" "$@" >/dev/null 2>&1
 }

@@ -7,7 +7,8 @@
 # SUITE (shared with the tests in CACHEDIR, never written to) copied to
 # CACHEDIR/bench/SUITE-dracut-<hash> (a directory of its own: mktree.sh removes CACHEDIR/SUITE-* it
 # did not make),
-# with that suite's dracut installed in it by apt-get in a chroot, so that dracut runs as that suite
+# with that suite's dracut (and zstd, without which dracut --zstd falls back to gzip) installed in it
+# by apt-get in a chroot, so that dracut runs as that suite
 # ships it against the same files foyer build --root reads. <hash> covers this script and the
 # tree's name (a new mktree.sh recipe makes a new copy). Prints the copy's path on stdout.
 set -euo pipefail
@@ -47,7 +48,7 @@ cp /etc/resolv.conf "$t/etc/resolv.conf" 2>/dev/null || true
 chroot "$t" env DEBIAN_FRONTEND=noninteractive apt-get update -q >&2
 # No recommends: the tree has no initramfs-tools to replace, and dracut-core is what the
 # bookworm run uses from the host as well.
-chroot "$t" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends dracut-core >&2
+chroot "$t" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends dracut-core zstd >&2
 rm -rf "$t"/var/lib/apt/lists/* "$t"/var/cache/apt/*.bin "$t"/var/cache/apt/archives/*.deb
 cleanup
 trap - EXIT
