@@ -181,8 +181,10 @@ if grep -q '@ROOT_SYSTEMD_VERSION@' "$scenario"; then
         subst+=(@ROOT_SYSTEMD_VERSION@ "$sd_regex")
         kind+=", systemd $sd_version"
 fi
+# (What a disk recipe leaves beside its images is in the first image's directory.)
+disk_dir=$(dirname "${imgs[0]:-/nonexistent/x}")
 if grep -q '@DISK_ROOTHASH@' "$scenario"; then
-        roothash_file=$(dirname "${imgs[0]:-/nonexistent/x}")/roothash
+        roothash_file=$disk_dir/roothash
         roothash=$(cat "$roothash_file" 2>/dev/null || true)
         [[ $roothash =~ ^[0-9a-f]{64,128}$ ]] ||
                 { echo "scenario $name: @DISK_ROOTHASH@, but disk recipe ${recipe:-(none)} left no root hash in $roothash_file" >&2; exit 1; }
@@ -191,7 +193,7 @@ fi
 # @DISK_ROOTHASH_SIG@: the signature of that root hash the recipe left beside it (roothash.p7s), in
 # base64, as systemd-veritysetup's root-hash-signature=base64:... takes it.
 if grep -q '@DISK_ROOTHASH_SIG@' "$scenario"; then
-        sig_file=$(dirname "${imgs[0]:-/nonexistent/x}")/roothash.p7s
+        sig_file=$disk_dir/roothash.p7s
         [[ -s $sig_file ]] ||
                 { echo "scenario $name: @DISK_ROOTHASH_SIG@, but disk recipe ${recipe:-(none)} left no $sig_file" >&2; exit 1; }
         subst+=(@DISK_ROOTHASH_SIG@ "$(base64 -w0 "$sig_file")")
