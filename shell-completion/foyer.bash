@@ -9,7 +9,7 @@ _foyer() {
         local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]} verb=
         local image='-k --kver -r --root -c --compress --compress-level -m --add-module -a --add-file
                      --crypttab --add-key-file --no-shell --microcode --no-target-settings --keymap
-                     --add-keymap --ssh-unlock --ssh-host-keys -v --verbose'
+                     --add-keymap --ssh-unlock --ssh-host-keys --network -v --verbose'
         local -A opts=(
                 [build]="-h --help -o --output --cmdline $image -g --generate --add-drivers -f --force
                          -N --no-hostonly -H --hostonly"

@@ -42,6 +42,7 @@ complete -c foyer -n $image -l keymap -x -d 'Console layout'
 complete -c foyer -n $image -l add-keymap -x -d 'Also hold this layout'
 complete -c foyer -n $image -l ssh-unlock -r -F -d 'SSH server with the keys of this authorized_keys'
 complete -c foyer -n $image -l ssh-host-keys -x -a '(__fish_complete_directories)' -d 'SSH host key directory'
+complete -c foyer -n $image -l network -f -a 'auto yes no' -d 'The network in the image'
 complete -c foyer -n $image -s v -l verbose -d 'Log debug messages'
 
 # build

@@ -350,6 +350,7 @@ void build_args_init(BuildArgs *a) {
         a->cli.hostonly = -1;
         a->cli.microcode = _MICROCODE_MODE_INVALID;
         a->cli.target_settings = -1;
+        a->cli.network = _NETWORK_MODE_INVALID;
 }
 
 void build_args_done(BuildArgs *a) {
@@ -409,6 +410,9 @@ int build_args_parse(BuildArgs *a, int opt, const char *arg) {
         case BUILD_ARG_SSH_HOST_KEYS:
                 r = build_config_assign(&a->cli, "SshHostKeys", arg, "command line", 0);
                 break;
+        case BUILD_ARG_NETWORK:         /* --network alone: yes */
+                r = build_config_assign(&a->cli, "Network", arg ?: "yes", "command line", 0);
+                break;
         case 'v':
                 log_set_max_level(LOG_DEBUG);
                 return 1;       /* not an image setting */
@@ -449,6 +453,8 @@ int build_args_config(BuildArgs *a, BuildConfig *c) {
                 c->level = a->cli.level;
         if (a->cli.microcode >= 0)
                 c->microcode = a->cli.microcode;
+        if (a->cli.network >= 0)
+                c->network = a->cli.network;
         STRV_FOREACH(mod, a->modules)
                 if (strv_extend(&c->add_modules, *mod) < 0)
                         return log_oom();

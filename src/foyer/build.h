@@ -16,8 +16,8 @@ int build_image(const BuildConfig *c, int out_fd, int ucode_fd, char ***ret_keys
 
 /* The options of the image itself, shared by foyer build and foyer uki (which builds an image
  * when it is given none): --kver, --root, --compress, --compress-level, --add-module,
- * --add-file, --crypttab, --add-key-file, --no-shell, --microcode, --keymap, --add-keymap, --ssh-unlock, --ssh-host-keys
- * and --verbose. Each verb adds its own (--output, --cmdline, ...). */
+ * --add-file, --crypttab, --add-key-file, --no-shell, --microcode, --keymap, --add-keymap, --ssh-unlock, --ssh-host-keys,
+ * --network and --verbose. Each verb adds its own (--output, --cmdline, ...). */
 typedef struct BuildArgs {
         BuildConfig cli;        /* what the command line set, applied over the files */
         char **modules;
@@ -38,6 +38,7 @@ enum {
         BUILD_ARG_ADD_KEYMAP,
         BUILD_ARG_SSH_UNLOCK,
         BUILD_ARG_SSH_HOST_KEYS,
+        BUILD_ARG_NETWORK,
         _BUILD_ARG_MAX,         /* verbs number their own long-only options from here */
 };
 
@@ -58,6 +59,7 @@ enum {
         { "add-keymap",     required_argument, NULL, BUILD_ARG_ADD_KEYMAP },        \
         { "ssh-unlock",     required_argument, NULL, BUILD_ARG_SSH_UNLOCK },        \
         { "ssh-host-keys",  required_argument, NULL, BUILD_ARG_SSH_HOST_KEYS },     \
+        { "network",        optional_argument, NULL, BUILD_ARG_NETWORK },           \
         { "verbose",        no_argument,       NULL, 'v'             }
 
 void build_args_init(BuildArgs *a);

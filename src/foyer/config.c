@@ -10,12 +10,35 @@
 #include "parse-util.h"
 #include "util.h"
 
+static const char *const network_mode_table[_NETWORK_MODE_MAX] = {
+        [NETWORK_AUTO] = "auto",
+        [NETWORK_YES] = "yes",
+        [NETWORK_NO] = "no",
+};
+
+const char *network_mode_to_string(NetworkMode m) {
+        return m >= 0 && m < _NETWORK_MODE_MAX ? network_mode_table[m] : NULL;
+}
+
+/* "auto", or a boolean (yes/no, true/false, 1/0, on/off). */
+NetworkMode network_mode_from_string(const char *s) {
+        int b;
+
+        if (streq_ptr(s, "auto"))
+                return NETWORK_AUTO;
+        b = s ? parse_boolean(s) : -EINVAL;
+        if (b < 0)
+                return _NETWORK_MODE_INVALID;
+        return b ? NETWORK_YES : NETWORK_NO;
+}
+
 void build_config_init(BuildConfig *c) {
         *c = (BuildConfig) {
                 .compression = COMPRESSION_ZSTD,
                 .level = -1,
                 .microcode = _MICROCODE_MODE_INVALID,   /* not set: "host" for a host-only image, else "all" */
                 .target_settings = 1,
+                .network = NETWORK_AUTO,
         };
 }
 
@@ -269,6 +292,18 @@ int build_config_assign(BuildConfig *c, const char *key, const char *value, cons
                         return log_error_errno(SYNTHETIC_ERRNO(EINVAL), "%s:%u: invalid compression level \"%s\".",
                                                file, line, value);
                 c->level = (int) l;
+                r = 0;
+        } else if (streq(key, "Network")) {
+                NetworkMode n = network_mode_from_string(value);
+
+                if (n < 0) {
+                        if (line > 0)
+                                return log_error_errno(SYNTHETIC_ERRNO(EINVAL), "%s:%u: Network= takes auto, yes or no, "
+                                                       "not \"%s\".", file, line, value);
+                        return log_error_errno(SYNTHETIC_ERRNO(EINVAL), "--network takes auto, yes or no, not \"%s\".",
+                                               value);
+                }
+                c->network = n;
                 r = 0;
         } else if (streq(key, "Microcode")) {
                 MicrocodeMode m = microcode_mode_from_string(value);

@@ -3,10 +3,24 @@
 
 /* Settings of one build, from the configuration files and the command line. */
 
+#include <errno.h>
 #include <stdbool.h>
 
 #include "compress.h"
 #include "microcode.h"
+
+/* Network=, --network: whether the image has the network (plan-network.c). */
+typedef enum NetworkMode {
+        NETWORK_AUTO,           /* when something in the image needs it: SSH unlocking, a network root's
+                                 * tool, Clevis's tang pin (the default) */
+        NETWORK_YES,            /* always */
+        NETWORK_NO,             /* never; SSH unlocking is then refused */
+        _NETWORK_MODE_MAX,
+        _NETWORK_MODE_INVALID = -EINVAL,
+} NetworkMode;
+
+const char *network_mode_to_string(NetworkMode m);
+NetworkMode network_mode_from_string(const char *s);
 
 typedef struct BuildConfig {
         char *output;           /* NULL: ./initrd-<kver>.img; may hold %k and %%, see output_expand() */
@@ -26,6 +40,7 @@ typedef struct BuildConfig {
         char *ssh_unlock;       /* SshUnlock=, --ssh-unlock: authorized_keys file on the build host; NULL: no SSH */
         char *ssh_host_keys;    /* SshHostKeys=, --ssh-host-keys: host key directory on the build host;
                                  * NULL: FOYER_SSH_HOST_KEY_DIR in the tree */
+        NetworkMode network;    /* Network=, --network; _NETWORK_MODE_INVALID only in BuildArgs.cli ("not given") */
         bool no_shell;          /* --no-shell: no shell in the image, none from the command line */
         int hostonly;           /* HostOnly=, -H/-N: the drivers of this host's root, /usr and swap only;
                                  * -1 in BuildArgs.cli: not given */

@@ -377,6 +377,72 @@ static int visit_md(Walk *w, const char *syspath, const char *name, const char *
         return r < 0 ? r : 0;
 }
 
+/* Modules of network storage: required for the root and /usr, wanted for a swap. */
+static int add_network_modules(Walk *w, const char *const *modules, const char *why, bool required) {
+        int r = 0;
+
+        for (const char *const *n = modules; r >= 0 && *n; n++)
+                r = required ? add_required(w->stack, *n, why) : extend_unique(&w->stack->wanted, *n);
+        return r;
+}
+
+/* "nbdN": an NBD device (a partition of one, nbdNpM, was followed to it). */
+static bool is_nbd(const char *name) {
+        const char *d = startswith(name, "nbd");
+
+        return d && *d && strspn(d, "0123456789") == strlen(d);
+}
+
+/* Whether the disk at syspath is reached through an iSCSI session: an ancestor of it is one, with its
+ * iscsi_session class device (<sysfs>/devices/platform/hostH/sessionN/iscsi_session/sessionN). */
+static int below_iscsi_session(Walk *w, const char *syspath) {
+        _cleanup_free_ char *dir = path_dirname(syspath);
+
+        if (!dir)
+                return -ENOMEM;
+        while (startswith(dir, w->devices) && dir[strlen(w->devices)] == '/') {
+                char *parent;
+
+                if (file_exists(dir, "iscsi_session"))
+                        return 1;
+                parent = path_dirname(dir);
+                if (!parent)
+                        return -ENOMEM;
+                free(dir);
+                dir = parent;
+        }
+        return 0;
+}
+
+/* A disk on network storage (NBD, iSCSI): its client's modules (the tool and the network come with
+ * plan-netroot.c and plan-network.c). Returns 1 if it is one. */
+static int visit_network_disk(Walk *w, const char *syspath, const char *name, const char *what, bool required) {
+        static const char *const nbd_modules[] = { "nbd", NULL };
+        static const char *const iscsi_modules[] = { "iscsi_tcp", "sd_mod", NULL };
+        _cleanup_free_ char *why = NULL;
+        int r;
+
+        if (is_nbd(name)) {
+                why = strjoin("NBD device ", name, " of ", what);
+                r = why ? add_network_modules(w, nbd_modules, why, required) : -ENOMEM;
+                if (r < 0)
+                        return r;
+                w->stack->nbd = w->stack->nbd || required;
+                log_debug("Host-only: %s is on NBD device %s.", what, name);
+                return 1;
+        }
+        r = below_iscsi_session(w, syspath);
+        if (r <= 0)
+                return r;
+        why = strjoin("disk ", name, " of ", what, " (an iSCSI session)");
+        r = why ? add_network_modules(w, iscsi_modules, why, required) : -ENOMEM;
+        if (r < 0)
+                return r;
+        w->stack->iscsi = w->stack->iscsi || required;
+        log_debug("Host-only: %s is on %s, a disk of an iSCSI session.", what, name);
+        return 0;       /* and its SCSI drivers, as for any disk */
+}
+
 static int visit_block(Walk *w, const char *syspath, const char *what, bool required) {
         const char *name = path_basename(syspath);
         int r;
@@ -403,10 +469,39 @@ static int visit_block(Walk *w, const char *syspath, const char *what, bool requ
         r = visit_slaves(w, syspath, what, required, NULL);
         if (r != 0)
                 return r < 0 ? r : 0;
+        r = visit_network_disk(w, syspath, name, what, required);
+        if (r != 0)
+                return r < 0 ? r : 0;
         _cleanup_free_ char *device = strjoin("block device ", name, " of ", what);
         if (!device)
                 return -ENOMEM;
         return walk_parents(w, syspath, device, required);
+}
+
+/* An NFS mount (nfs4: NFSv4.x; nfs: NFSv3, or v2 with vers=2): no block device, the client's modules.
+ * Returns 1. */
+static int visit_nfs(Walk *w, struct libmnt_fs *fs, const char *what, bool required) {
+        const char *fstype = mnt_fs_get_fstype(fs), *source = mnt_fs_get_source(fs);
+        const char *modules[] = { "sunrpc", "nfs", streq(fstype, "nfs4") ? "nfsv4" : "nfsv3", NULL };
+        _cleanup_free_ char *why = strjoin("the ", fstype, " file system of ", what, " (", strna(source), ")");
+        char *vers = NULL;
+        size_t len = 0;
+        int r;
+
+        if (!why)
+                return -ENOMEM;
+        if (streq(fstype, "nfs") && mnt_fs_get_option(fs, "vers", &vers, &len) == 0 && len == 1 && vers[0] == '2')
+                modules[2] = "nfsv2";
+        r = add_network_modules(w, modules, why, required);
+        if (r >= 0)
+                r = extend_unique(&w->stack->filesystems, fstype);
+        if (r >= 0)
+                r = extend_unique(&w->stack->devices, strna(source));
+        if (r < 0)
+                return r;
+        w->stack->nfs = w->stack->nfs || required;
+        log_debug("Host-only: %s is on NFS (%s, %s).", what, fstype, strna(source));
+        return 1;
 }
 
 /* One mount: its block device (from the device number, or for btrfs and others with anonymous
@@ -418,6 +513,8 @@ static int visit_mount(Walk *w, struct libmnt_fs *fs, const char *what, bool req
         dev_t devno = mnt_fs_get_devno(fs);
         int r;
 
+        if (streq_ptr(fstype, "nfs") || streq_ptr(fstype, "nfs4"))
+                return visit_nfs(w, fs, what, required);
         if (major(devno) == 0 && source) {
                 r = devno_of_node(w, source, &devno);
                 if (r < 0)
@@ -613,9 +710,10 @@ int hostonly_probe(const char *root, HostStack *ret) {
         if (r == 0)
                 return 0;
         _cleanup_free_ char *devices = strv_join(s.devices, " ");
-        log_info("Host-only: root%s on %s%s%s%s%s%s.", s.usr ? ", /usr" : "", strna(devices),
+        log_info("Host-only: root%s on %s%s%s%s%s%s%s%s%s.", s.usr ? ", /usr" : "", strna(devices),
                  s.lvm ? ", LVM" : "", s.crypt ? ", dm-crypt" : "", s.verity ? ", dm-verity" : "",
-                 s.md ? ", MD RAID" : "", s.keyboard ? ", keyboards" : "");
+                 s.md ? ", MD RAID" : "", s.nfs ? ", NFS" : "", s.nbd ? ", NBD" : "", s.iscsi ? ", iSCSI" : "",
+                 s.keyboard ? ", keyboards" : "");
         *ret = s;
         s = (HostStack) {};
         return 1;

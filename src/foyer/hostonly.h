@@ -7,7 +7,8 @@
  * devices below, and each device up its parents to the root of /sys/devices, collecting the driver
  * bound to each (its module link) and the modalias of each. dm devices say what they are in
  * dm/uuid (CRYPT-LUKS*, CRYPT-VERITY-*, LVM-), md arrays in md/level; a LUKS volume's ciphers come from its
- * header. With a LUKS volume, the keyboards (input devices that can send Enter) are followed the
+ * header. A root (or /usr) on the network is recognised: an NFS mount (its file system type), an NBD
+ * device (nbdN), a disk below an iSCSI session (sysfs' iscsi_session). With a LUKS volume, the keyboards (input devices that can send Enter) are followed the
  * same way, for the passphrase prompt.
  *
  * $FOYER_SYSFS, $FOYER_PROCFS and $FOYER_DEVFS replace /sys, /proc and /dev for tests. */
@@ -28,6 +29,10 @@ typedef struct HostStack {
         bool dm, lvm, crypt, md;
         bool verity;            /* a dm-verity volume (dm/uuid CRYPT-VERITY-*) */
         bool keyboard;          /* a keyboard's drivers are in wanted */
+        /* The root or /usr is on network storage: an NFS mount, an NBD device, a disk of an iSCSI
+         * session. Its modules are in required; plan-netroot.c adds the tool, plan-network.c the network
+         * and the drivers of the host's network interfaces. */
+        bool nfs, nbd, iscsi;
         char **luks_tokens;     /* the systemd token types of the LUKS2 headers ("systemd-tpm2") */
 } HostStack;
 

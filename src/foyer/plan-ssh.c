@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
-/* Remote unlocking over SSH (SshUnlock=, --ssh-unlock FILE): dropbear, the network, and what a login
- * runs. Without the setting nothing of this goes into the image, not even the network.
+/* Remote unlocking over SSH (SshUnlock=, --ssh-unlock FILE): dropbear and what a login runs. Without
+ * the setting nothing of this goes into the image. The network it needs is plan-network.c's, which
+ * puts it in for dropbear (so Network=no and SshUnlock= together are refused here).
  *
  * dropbear (Debian's dropbear-bin) rather than OpenSSH: it is one program of a few hundred KiB with
  * no privilege separation user, no configuration file and no PAM, it is what Debian's
@@ -12,14 +13,10 @@
  *   - dropbear, its host keys (FOYER_SSH_HOST_KEY_ED25519 and _ECDSA, 0600 and secret, so the image
  *     is written 0600) and FILE as root's authorized_keys (FOYER_SSH_AUTHORIZED_KEYS, 0600);
  *   - foyer-unlock (FOYER_UNLOCK_PATH), what every login runs, and foyer-network-cleanup;
- *   - systemd-networkd and systemd-network-generator with their units (from the tree: Debian 12's
- *     systemd package, the systemd-networkd package from Debian 13 on), the .link files and udev's
- *     80-net-setup-link.rules (interfaces get the names the real root gives them, which ip= uses),
- *     and FOYER_DEFAULT_NETWORK: DHCP on every Ethernet interface no ip= configures;
  *   - /etc/shells, which dropbear checks root's shell against; with --no-shell root's shell is
  *     foyer-unlock itself (plan-base.c), since dropbear runs even a forced command through it.
  * foyer-network-generator writes the units that start all this (and leaves them out with
- * rd.neednet=0). The network drivers are plan_ssh_modules()'s.
+ * rd.neednet=0).
  *
  * The host keys are made once per system by the build host's dropbearkey, in the tree's
  * FOYER_SSH_HOST_KEY_DIR (with --root, inside that tree) or SshHostKeys=, and reused by every later
@@ -27,7 +24,6 @@
  * updates. Each key gets a NAME.pub beside it (for known_hosts). */
 
 #include <assert.h>
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -39,40 +35,6 @@
 #include "plan-util.h"
 #include "process-util.h"
 #include "util.h"
-
-#define NETWORK_DIR "/usr/lib/systemd/network"
-
-static const Item network_items[] = {
-        { UNITDIR "/systemd-networkd.service",           NEED_REQUIRED, "the network of SSH unlocking" },
-        { UNITDIR "/systemd-networkd.socket",            NEED_REQUIRED, "systemd-networkd.service wants it" },
-        { UNITDIR "/systemd-network-generator.service",  NEED_REQUIRED, "ip= on the kernel command line" },
-        { UNITDIR "/network.target",                     NEED_OPTIONAL, "systemd-networkd.service wants it" },
-        { UNITDIR "/network-pre.target",                 NEED_OPTIONAL, "systemd-network-generator.service wants it" },
-        { "/usr/bin/networkctl",                         NEED_OPTIONAL, "the network's state, in a shell" },
-        /* Names as the real root gives them: ip=...:IFNAME: means the same interface in both. */
-        { RULESDIR "/80-net-setup-link.rules",           NEED_OPTIONAL, "interface names (.link files)" },
-        { NETWORK_DIR "/99-default.link",                NEED_OPTIONAL, "interface names" },
-        { NETWORK_DIR "/73-usb-net-by-mac.link",         NEED_OPTIONAL, "names of USB network adapters" },
-};
-
-/* The drivers of a generic image with SSH: the virtual machines' cards and the common wired ones of
- * PCs and servers, and USB Ethernet adapters. Missing ones are skipped; --add-module adds more. */
-static const char *const ssh_modules[] = {
-        "virtio_net", "e1000", "e1000e", "igb", "igc", "ixgbe", "i40e", "ice", "r8169", "tg3", "bnx2",
-        "bnxt_en", "atlantic", "alx", "atl1c", "sky2", "vmxnet3", "hv_netvsc", "xen_netfront", "8139cp",
-        "8139too", "pcnet32", "mlx4_en", "mlx5_core", "r8152", "cdc_ether", "ax88179_178a", "asix",
-        "af_packet", NULL
-};
-
-static const char default_network[] =
-        "# foyer: DHCP on every Ethernet interface that no ip= on the kernel command line configures\n"
-        "# (systemd-network-generator's files for ip=, 90-IFNAME.network and 91-default.network, come first).\n"
-        "[Match]\n"
-        "Type=ether\n"
-        "Kind=!*\n"
-        "\n"
-        "[Network]\n"
-        "DHCP=yes\n";
 
 static int add_authorized_keys(Manifest *m, const char *file) {
         _cleanup_free_ char *text = NULL;
@@ -365,28 +327,25 @@ int plan_ssh(Manifest *m, const BuildConfig *c) {
         assert(c);
 
         if (!c->ssh_unlock) {
-                log_debug("No SshUnlock=: no SSH server and no network in the image.");
+                log_debug("No SshUnlock=: no SSH server in the image.");
                 return 0;
         }
+        if (c->network == NETWORK_NO)
+                return log_error_errno(SYNTHETIC_ERRNO(EINVAL), "SshUnlock= (--ssh-unlock) needs the network, which "
+                                       "Network=no (--network=no) leaves out of the image.");
         r = add_authorized_keys(m, c->ssh_unlock);
         if (r < 0)
                 return r;
         r = require(m, FOYER_SSH_DROPBEAR, "dropbear-bin");
         if (r < 0)
                 return r;
-        r = require(m, "/usr/lib/systemd/systemd-networkd", "systemd, or systemd-networkd from Debian 13 on");
+        r = require(m, FOYER_NETWORKD, "systemd, or systemd-networkd from Debian 13 on");
         if (r < 0)
                 return r;
         r = require(m, "/usr/lib/systemd/systemd-network-generator", "systemd, or systemd-networkd from Debian 13 on");
         if (r < 0)
                 return r;
         r = plan_add_item(m, FOYER_SSH_DROPBEAR, NEED_REQUIRED, "SSH server (--ssh-unlock)");
-        if (r < 0)
-                return r;
-        r = plan_add_items(m, network_items, ELEMENTSOF(network_items));
-        if (r < 0)
-                return r;
-        r = plan_add_text(m, FOYER_DEFAULT_NETWORK, 0644, default_network, "DHCP where no ip= says otherwise (--ssh-unlock)");
         if (r < 0)
                 return r;
         r = add_host_keys(m, c);
@@ -401,74 +360,4 @@ int plan_ssh(Manifest *m, const BuildConfig *c) {
         /* dropbear refuses a login whose shell /etc/shells does not list. */
         return plan_add_text(m, "/etc/shells", 0644, c->no_shell ? FOYER_UNLOCK_PATH "\n" : "/bin/sh\n/usr/bin/sh\n",
                              "login shells dropbear accepts (--ssh-unlock)");
-}
-
-/* The network drivers of the host's interfaces that have a device (not lo, bridges, tunnels), from
- * sysfs (or $FOYER_SYSFS, as host-only's probe). */
-static int host_nic_modules(char ***wanted) {
-        _cleanup_free_ char *net = strjoin(sysfs_dir(), "/class/net");
-        DIR *d = net ? opendir(net) : NULL;
-        struct dirent *de;
-        int n = 0, r = 0;
-
-        if (!d)
-                return 0;
-        while (r >= 0 && (de = readdir(d))) {
-                _cleanup_free_ char *link = NULL;
-                char buf[4096];
-                ssize_t l;
-
-                if (de->d_name[0] == '.')
-                        continue;
-                link = strjoin(net, "/", de->d_name, "/device/driver/module");
-                if (!link) {
-                        r = log_oom();
-                        break;
-                }
-                l = readlink(link, buf, sizeof(buf) - 1);
-                if (l < 0) {
-                        /* Built in, or no device: try the driver's name. */
-                        free(link);
-                        link = strjoin(net, "/", de->d_name, "/device/driver");
-                        if (!link) {
-                                r = log_oom();
-                                break;
-                        }
-                        l = readlink(link, buf, sizeof(buf) - 1);
-                        if (l < 0)
-                                continue;
-                }
-                buf[l] = 0;
-                log_debug("Host-only: network interface %s has driver %s.", de->d_name, path_basename(buf));
-                if (!strv_contains(*wanted, path_basename(buf)) && strv_extend(wanted, path_basename(buf)) < 0)
-                        r = log_oom();
-                n++;
-        }
-        closedir(d);
-        return r < 0 ? r : n;
-}
-
-int plan_ssh_modules(Manifest *m, const BuildConfig *c, const Probe *p, char ***wanted) {
-        int r;
-
-        assert(m);
-        assert(c);
-        assert(p);
-        assert(wanted);
-
-        if (!c->ssh_unlock)
-                return 0;
-        if (p->host) {
-                r = host_nic_modules(wanted);
-                if (r < 0)
-                        return r;
-                if (r > 0)
-                        return strv_extend(wanted, "af_packet") < 0 ? log_oom() : 0;
-                log_warning("Host-only: this host has no network interface with a driver; the image takes the "
-                            "common network drivers for SSH unlocking.");
-        }
-        for (const char *const *n = ssh_modules; *n; n++)
-                if (!strv_contains(*wanted, *n) && strv_extend(wanted, *n) < 0)
-                        return log_oom();
-        return 0;
 }

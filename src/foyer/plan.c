@@ -59,9 +59,14 @@ static const Planner planners[] = {
         /* After crypt, whose /etc/crypttab says what the volumes ask for; the units it adds have
          * their dependencies and stock links carried as the others' were. */
         { "tokens",             .run_probe = plan_tokens, .modules = plan_tokens_modules },
-        /* The SSH server and the network, whose units' dependencies come with the tokens'. Before etc,
-         * which gives root foyer-unlock as its shell with --no-shell and adds systemd-networkd's user. */
-        { "ssh",                .run = plan_ssh, .modules = plan_ssh_modules },
+        /* The SSH server, whose units' dependencies come with the tokens'. Before etc, which gives root
+         * foyer-unlock as its shell with --no-shell. */
+        { "ssh",                .run = plan_ssh },
+        /* The network roots' tools and modules (the host's root on the network: hostonly.c). */
+        { "netroot",            .run_probe = plan_netroot, .modules = plan_netroot_modules },
+        /* The network, after every planner whose files need it (ssh, netroot, clevis's tang pin);
+         * before etc, which adds systemd-networkd's user; its units' dependencies come with the tokens'. */
+        { "network",            .run_probe = plan_network, .modules = plan_network_modules },
         /* What systemd-stub passes in /.extra: its units' dependencies and links come with the tokens'. */
         { "stub",               .run = plan_stub, .modules = plan_stub_modules },
         { "token-unit-deps",    .run = plan_unit_deps },

@@ -106,11 +106,25 @@ int plan_gptauto(Manifest *m, const BuildConfig *c);
 int plan_keymap(Manifest *m, const BuildConfig *c);
 
 /* plan-ssh.c: remote unlocking over SSH (SshUnlock=): dropbear, its host keys (made once per system,
- * secret), root's authorized_keys, systemd-networkd and foyer-unlock; nothing without the setting. */
+ * secret), root's authorized_keys and foyer-unlock; nothing without the setting, an error with
+ * Network=no. The network is plan_network()'s. */
 int plan_ssh(Manifest *m, const BuildConfig *c);
-/* Modules hook: the network drivers an SSH image needs, the host's interfaces' in a host-only image,
- * else the common ones. Nothing without SshUnlock=. */
-int plan_ssh_modules(Manifest *m, const BuildConfig *c, const Probe *p, char ***wanted);
+
+/* plan-netroot.c: the network roots' tools (mount.nfs, nbd-client, iscsistart) from the tree: in a
+ * generic image those the tree has (none with Network=no), in a host-only one what the host's root
+ * is on (an error if the tree lacks it or Network=no). */
+int plan_netroot(Manifest *m, const BuildConfig *c, const Probe *p);
+/* Modules hook: the modules of each network root whose tool is in the image. */
+int plan_netroot_modules(Manifest *m, const BuildConfig *c, const Probe *p, char ***wanted);
+
+/* plan-network.c: the network (Network=): systemd-networkd, systemd-network-generator,
+ * systemd-networkd-wait-online, their units, the .link files and FOYER_DEFAULT_NETWORK, when
+ * Network=yes, or with auto when the image holds dropbear, a network root's tool or Clevis's tang pin
+ * (the planners that add those run before it). */
+int plan_network(Manifest *m, const BuildConfig *c, const Probe *p);
+/* Modules hook: with the network, af_packet and the network drivers: the host's interfaces' in a
+ * host-only image, else the common ones. */
+int plan_network_modules(Manifest *m, const BuildConfig *c, const Probe *p, char ***wanted);
 
 /* plan-target.c: the root of the tree's /etc/fstab as a default root= (cmdline.d), unless
  * --no-target-settings or --cmdline names a root. */

@@ -64,7 +64,7 @@ static void help_uki(void) {
                "  -m --add-module=NAME  -a --add-file=SRC[:DEST]  --crypttab=FILE\n"
                "  --add-key-file=SRC[:DEST]  --no-shell  --microcode=WHICH  --no-target-settings\n"
                "  --keymap=NAME  --add-keymap=NAME  --ssh-unlock=FILE  --ssh-host-keys=DIR\n"
-               "  -v --verbose\n"
+               "  --network[=WHEN]  -v --verbose\n"
                "An image given with --initrd must be an initrd (cpio archives, compressed or\n"
                "not, as foyer ls reads them); the image options are refused with it.\n\n"
                "  -h --help                 Show this help\n",

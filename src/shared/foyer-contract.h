@@ -253,7 +253,7 @@
 
 /* Takes down what the initrd's network set up (addresses, links, systemd-networkd's state in /run)
  * before the switch to the real root (src/unlock/foyer-network-cleanup.c). Copied by the builder
- * (plan-ssh.c); run by FOYER_NETWORK_CLEANUP_SERVICE's ExecStop=. */
+ * (plan-ssh.c, which needs it; plan-network.c, into every image with the network, when it is there); run by FOYER_NETWORK_CLEANUP_SERVICE's ExecStop=. */
 #define FOYER_NETWORK_CLEANUP_PATH FOYER_IMAGE_LIB_DIR "/foyer-network-cleanup"
 
 /* The units foyer-network-generator (generators/network-generator.c) writes in an image with
@@ -261,7 +261,31 @@
 #define FOYER_SSH_SERVICE "foyer-ssh.service"
 #define FOYER_NETWORK_CLEANUP_SERVICE "foyer-network-cleanup.service"
 
-/* The default network of an image with SSH: DHCP on every Ethernet interface that no ip= names. Written
- * by the builder (plan-ssh.c); read by systemd-networkd, after the files systemd-network-generator
- * writes for ip= in /run/systemd/network (90-IFNAME.network, 91-default.network), which match first. */
+/* --- the network and network roots (foyer build's Network=, plan-network.c and plan-netroot.c) ------ */
+
+/* systemd-networkd: in the image exactly when the image has the network (SSH unlocking, a network
+ * root's tool, Clevis's tang pin, Network=yes; never with Network=no), with systemd-network-generator,
+ * systemd-networkd-wait-online, their units and network-online.target. Added by the builder
+ * (plan-network.c); the generators look for it (access()) to learn whether the image has the network. */
+#define FOYER_NETWORKD "/usr/lib/systemd/systemd-networkd"
+
+/* The default network of an image with the network: DHCP on every Ethernet interface that no ip= names.
+ * Written by the builder (plan-network.c); read by systemd-networkd, after the files
+ * systemd-network-generator writes for ip= in /run/systemd/network (90-IFNAME.network,
+ * 91-default.network), which match first. */
 #define FOYER_DEFAULT_NETWORK "/usr/lib/systemd/network/99-foyer-default.network"
+
+/* The network roots' tools, from the tree at Debian's paths (plan-netroot.c): in a generic image when
+ * the tree has them, in a host-only one when the host's root is on that kind of network storage; always
+ * with the network. A generator offers a network root only when its tool is in the image. */
+/* NFS (nfs-common): the mount helper, and its NFSv4 name (a symlink to it). No rpc.statd, rpcbind or
+ * nfsidmap: an NFSv3 root is mounted with nolock. With it the modules sunrpc, nfs, nfsv3, nfsv4. */
+#define FOYER_NFS_MOUNT "/usr/sbin/mount.nfs"
+#define FOYER_NFS4_MOUNT "/usr/sbin/mount.nfs4"
+/* NBD (nbd-client), with the module nbd. */
+#define FOYER_NBD_CLIENT "/usr/sbin/nbd-client"
+/* iSCSI (open-iscsi): iscsistart logs in from its command line (-i -t -g -a -p) or iBFT (-b), with the
+ * modules iscsi_tcp and iscsi_ibft. A host-only image of an iSCSI root also holds the tree's initiator
+ * name, the default when no rd.iscsi.initiator= names one. */
+#define FOYER_ISCSISTART "/usr/sbin/iscsistart"
+#define FOYER_ISCSI_INITIATORNAME "/etc/iscsi/initiatorname.iscsi"

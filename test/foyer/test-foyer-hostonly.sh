@@ -12,6 +12,12 @@
 #   - a dm-verity root on two partitions: dm_verity and veritysetup in, cryptsetup out (and neither
 #     in the virtio-blk machine's image);
 #   - a driver the kernel does not have: the build fails naming the device and the driver;
+#   - an NFSv3 root (fstype nfs in mountinfo, no block device): without mount.nfs in the tree an
+#     error naming nfs-common; with it (a fake tool, in a mount namespace of the build's own) sunrpc,
+#     nfs and nfsv3 (required), mount.nfs, systemd-networkd, wait-online, the default network and
+#     the host's network interface's driver in, and no disk driver; --network=no refused;
+#   - an NBD root (nbd0) and an iSCSI root (a disk below an iSCSI session): nbd and nbd-client,
+#     iscsi_tcp, sd_mod and iscsistart, each with the network and without the other's tool;
 #   - a chroot (no / in mountinfo) and --root: a warning, and the generic image;
 #   - HostOnly=yes in foyer.conf, and -N over it.
 # Usage: test-foyer-hostonly.sh FOYER GENERATOR-DIR UNIT-DIR
@@ -113,6 +119,7 @@ grep -q 'Host-only: root on vda1 vda\.' "$tmp/virtio.log" || fail "virtio: no su
 expect_module virtio virtio_blk virtio_pci ext4
 expect_no_module virtio nvme ahci sd_mod dm_mod dm_crypt raid1 xfs btrfs usbhid virtio_scsi
 expect_no_file virtio /usr/sbin/lvm
+expect_no_file virtio /usr/lib/systemd/systemd-networkd
 expect_no_file virtio /usr/sbin/mdadm
 expect_no_file virtio /usr/lib/systemd/systemd-cryptsetup
 expect_no_file virtio /usr/sbin/xfs_repair
@@ -247,6 +254,113 @@ grep -q "Host-only: block device sdc of / (driver foyer-hba of devices/$pci) nee
         "$tmp/missing.err" || fail "missing: the error does not name the device and the driver"
 [ "$(grep -c . "$tmp/missing.err")" -le 2 ] || fail "missing: more than the summary and the error on stderr"
 [ ! -e "$out" ] || fail "missing: an image was written"
+
+# A network interface eth0 of the machine, a virtio-net device driven by virtio_net.
+nic() {
+        local dev=pci0000:00/0000:00:03.0/virtio0
+        bind "$dev" virtio_net virtio_net
+        mkdir -p "$sys/devices/$dev/net/eth0" "$sys/class/net"
+        ln -s "../../devices/$dev/net/eth0" "$sys/class/net/eth0"
+        ln -s ../.. "$sys/devices/$dev/net/eth0/device"
+}
+# netbuild NAME OPTIONS...: build NAME as build does, in a mount namespace of its own whose /usr/sbin
+# also holds the network roots' tools (copies of true at mount.nfs, mount.nfs4, nbd-client and
+# iscsistart): host-only reads the running system's "/", and a build host has none of them (nfs-common
+# would bring rpcbind, listening on every address).
+netbuild() {
+        local name=$1 up=$tmp/sbin-up
+        shift
+        if [ ! -d "$up" ]; then
+                mkdir -p "$up" "$tmp/sbin-work"
+                for t in mount.nfs nbd-client iscsistart; do cp /usr/bin/true "$up/$t"; done
+                ln -s mount.nfs "$up/mount.nfs4"
+        fi
+        # shellcheck disable=SC2016 # sh -c expands them
+        FOYER_SYSFS=$tmp/$name/sys FOYER_PROCFS=$tmp/$name/proc FOYER_DEVFS=$tmp/$name/dev \
+                unshare -m sh -c 'mount -t overlay overlay -o "lowerdir=/usr/sbin,upperdir=$1,workdir=$2" /usr/sbin &&
+                        shift 2 && exec "$@"' sh "$up" "$tmp/sbin-work" \
+                "$foyer" build -v --kver "$kver" -o "$tmp/$name.img" "$@" 2>"$tmp/$name.log" ||
+                { grep -v ' Entry ' "$tmp/$name.log" | tail -n 20; fail "$name: build"; }
+        "$foyer" ls "$tmp/$name.img" 2>/dev/null | awk '{print $3}' >"$tmp/$name.list"
+}
+expect_network() {
+        local f
+        for f in /usr/lib/systemd/systemd-networkd /usr/lib/systemd/systemd-network-generator \
+                 /usr/lib/systemd/systemd-networkd-wait-online /usr/lib/systemd/system/network-online.target \
+                 /usr/lib/systemd/system/systemd-networkd-wait-online.service \
+                 /usr/lib/systemd/network/99-foyer-default.network; do
+                expect_file "$1" "$f"
+        done
+        expect_module "$1" virtio_net
+}
+
+echo "== an NFSv3 root"
+machine nfs
+nic
+echo "26 1 0:52 / / rw,relatime shared:1 - nfs 10.0.2.2:/srv/root rw,vers=3,proto=tcp,nolock,addr=10.0.2.2" \
+        >"$proc/self/mountinfo"
+# fails WHAT ERROR OPTIONS...: the build of machine $m fails with the line ERROR (after the summary).
+fails() {
+        local what=$1 error=$2
+        shift 2
+        echo "== bad input: $what"
+        if FOYER_SYSFS=$sys FOYER_PROCFS=$proc FOYER_DEVFS=$dev "$foyer" build --hostonly --kver "$kver" \
+                -o "$tmp/bad.img" "$@" 2>"$tmp/bad.log"; then
+                fail "$what: exit status 0"
+        fi
+        cat "$tmp/bad.log"
+        grep -qxF "foyer: $error" "$tmp/bad.log" || fail "$what: no error \"$error\""
+        [ ! -e "$tmp/bad.img" ] || fail "$what: $tmp/bad.img left behind"
+}
+[ -e /usr/sbin/mount.nfs ] || fails "an NFS root, no mount.nfs" \
+        "Host-only: this host's root is on NFS, which needs /usr/sbin/mount.nfs, which is not there (Debian package nfs-common)."
+if unshare -m true 2>/dev/null; then
+        netbuild nfs --hostonly
+        grep -q 'Host-only: root on 10.0.2.2:/srv/root, NFS\.' "$tmp/nfs.log" || fail "nfs: no summary of the host's NFS root"
+        grep -q 'module nfsv3 (the nfs file system of / (10.0.2.2:/srv/root))' "$tmp/nfs.log" ||
+                fail "nfs: nfsv3 is not required for the root"
+        expect_module nfs sunrpc nfs nfsv3
+        expect_file nfs /usr/sbin/mount.nfs
+        expect_network nfs
+        expect_no_file nfs /usr/sbin/nbd-client
+        expect_no_file nfs /usr/sbin/iscsistart
+        expect_no_file nfs /usr/sbin/e2fsck
+        expect_no_module nfs virtio_blk ahci nvme nbd iscsi_tcp e1000e
+        fails "an NFS root, --network=no" "Host-only: this host's root is on NFS, which needs the network, and Network=no (--network=no) leaves it out." \
+                --network=no
+
+        echo "== an NBD root"
+        machine nbd
+        nic
+        blockdev virtual/block/nbd0 43:0
+        root_mount 43:0 ext4 /dev/nbd0
+        netbuild nbd --hostonly
+        grep -q 'Host-only: root on nbd0, NBD\.' "$tmp/nbd.log" || fail "nbd: no summary of the host's NBD root"
+        expect_module nbd nbd ext4
+        expect_file nbd /usr/sbin/nbd-client
+        expect_network nbd
+        expect_no_file nbd /usr/sbin/mount.nfs
+        expect_no_module nbd nfs iscsi_tcp
+
+        echo "== an iSCSI root"
+        machine iscsi
+        nic
+        disk=platform/host2/session1/target2:0:0/2:0:0:0
+        blockdev "$disk/block/sda" 8:0
+        blockdev "$disk/block/sda/sda1" 8:1 partition
+        bind "$disk" sd sd_mod
+        mkdir -p "$sys/devices/platform/host2/session1/iscsi_session/session1"
+        root_mount 8:1 ext4 /dev/sda1
+        netbuild iscsi --hostonly
+        grep -q 'Host-only: root on sda1 sda, iSCSI\.' "$tmp/iscsi.log" || fail "iscsi: no summary of the host's iSCSI root"
+        expect_module iscsi iscsi_tcp sd_mod ext4
+        expect_file iscsi /usr/sbin/iscsistart
+        expect_network iscsi
+        expect_no_file iscsi /usr/sbin/nbd-client
+        expect_no_module iscsi nbd nfs
+else
+        echo "   no mount namespaces here (unshare -m): the host-only network roots with their tools are not tested"
+fi
 
 echo "== a chroot: no / in mountinfo"
 machine chroot
