@@ -1612,11 +1612,23 @@ static void stop_servers_how(bool now_kill) {
                 struct server *sv = &servers[i];
                 if (sv->pid <= 0)
                         continue;
-                while (!now_kill && now() < deadline && waitpid(sv->pid, &status, WNOHANG) == 0)
+                /* Until the whole group is gone: the shell that leads it may go at once and leave
+                 * the server itself still cleaning up. (A group whose leader is gone keeps its id
+                 * while a member lives: no other's.) */
+                bool reaped = false;
+                while (!now_kill && now() < deadline) {
+                        pid_t p;
+                        /* The leader, and the members that vm-run, their subreaper, inherited. */
+                        while ((p = waitpid(-sv->pid, &status, WNOHANG)) > 0)
+                                if (p == sv->pid)
+                                        reaped = true;
+                        if (reaped && kill(-sv->pid, 0) < 0)
+                                break;
                         usleep(20000);
-                /* (A group whose leader is gone keeps its id while a member lives: no other's.) */
+                }
                 kill(-sv->pid, SIGKILL);
-                waitpid(sv->pid, &status, 0);
+                if (!reaped)
+                        waitpid(sv->pid, &status, 0);
                 sv->pid = -1;
         }
         for (int i = 0; i < n_servers; i++)
@@ -1638,6 +1650,9 @@ static void start_servers(void) {
         double listen_secs = wait_env && atof(wait_env) > 0 ? atof(wait_env) : SERVER_LISTEN_SECS;
 
         atexit(stop_servers);
+        /* The processes a server's shell leaves when it goes become vm-run's (not PID 1's), so that
+         * stopping them can tell when the last is gone (a zombie would still be in the group). */
+        prctl(PR_SET_CHILD_SUBREAPER, 1);
         for (int i = 0; i < n_servers; i++)
                 for (int k = 0; k < servers[i].n_ports; k++) {
                         close(servers[i].port_fds[k]);
