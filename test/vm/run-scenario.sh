@@ -198,6 +198,30 @@ if grep -q '@DISK_ROOTHASH_SIG@' "$scenario"; then
                 { echo "scenario $name: @DISK_ROOTHASH_SIG@, but disk recipe ${recipe:-(none)} left no $sig_file" >&2; exit 1; }
         subst+=(@DISK_ROOTHASH_SIG@ "$(base64 -w0 "$sig_file")")
 fi
+# For server and guestfwd lines (vm-run; servers/*.sh): @TESTDIR@ is this directory (test/vm), where
+# the server scripts and test keys are; @TREE:NAME@ the tree of the root recipe roots/NAME.sh (made
+# if need be: the server tree net-server, the tree an NFS server exports); @DISK:RECIPE@ the first
+# image of mkdisk.sh's RECIPE made from the scenario's root tree, for a server to serve (NBD, iSCSI)
+# rather than attached as a disk.
+if grep -q '@TESTDIR@' "$scenario"; then
+        subst+=(@TESTDIR@ "$here")
+fi
+mapfile -t phs < <(grep -o '@TREE:[A-Za-z0-9._-]*@' "$scenario" | sort -u)
+for ph in "${phs[@]}"; do
+        r=${ph#@TREE:}
+        r=${r%@}
+        [[ $r =~ ^[A-Za-z0-9][A-Za-z0-9._-]*$ && -x $roots_dir/$r.sh ]] ||
+                { echo "scenario $name: $ph: no root recipe $roots_dir/$r.sh" >&2; exit 1; }
+        subst+=("$ph" "$("$roots_dir/$r.sh" "$disk_cache")")
+done
+mapfile -t phs < <(grep -o '@DISK:[A-Za-z0-9._-]*@' "$scenario" | sort -u)
+for ph in "${phs[@]}"; do
+        r=${ph#@DISK:}
+        r=${r%@}
+        img=$("$here/mkdisk.sh" "$disk_cache" "$tree" "$r" | head -n1)
+        [[ -n $img && -r $img ]] || { echo "scenario $name: $ph: mkdisk.sh $r made no image" >&2; exit 1; }
+        subst+=("$ph" "$img")
+done
 if [[ ${#subst[@]} -gt 0 ]]; then
         while IFS= read -r line; do
                 for ((i = 0; i < ${#subst[@]}; i += 2)); do

@@ -44,13 +44,39 @@
  *   hostfwd GUESTPORT     a network card (virtio-net-pci on QEMU's user network) whose GUESTPORT
  *                         is forwarded from a loopback TCP port of the run's own, the same on every
  *                         boot (for host steps: @PORT@)
+ *   net                   a network card (virtio-net-pci) on QEMU's user network, without any
+ *                         forward: the guest is 10.0.2.15 by DHCP and reaches the host's 127.0.0.1
+ *                         as 10.0.2.2 (hostfwd and guestfwd lines imply the card; all of them
+ *                         together make one card)
+ *   server NAME PORTS CMD...
+ *                         before the first boot, PORTS (1 to 4) free loopback TCP ports for the
+ *                         server NAME (A-Z, 0-9, starting with a letter), then CMD run on the host
+ *                         (sh -c, in a process group of its own, stdin /dev/null, output to
+ *                         LOG.server-NAME with --log), the run waiting (at most 60 s, or
+ *                         $FOYER_VM_SERVER_SECS) until it
+ *                         accepts TCP connections on 127.0.0.1 at each port; it failing to start
+ *                         fails the run, its output shown. The ports are @PORT_NAME@, @PORT_NAME_2@,
+ *                         ... (and $FOYER_VM_PORT_NAME, $FOYER_VM_PORT_NAME_2, ... in the environment
+ *                         of the servers, host steps and QEMU), replaced in the kernel command line
+ *                         (append), in host steps, in server and guestfwd commands; a placeholder
+ *                         needs its server line before it. The guest reaches the server at
+ *                         10.0.2.2:PORT (with a network card: net). The server runs for the whole run
+ *                         (all boots) and is stopped at its end, however it ends (SIGTERM to its
+ *                         group, SIGKILL after 10 s)
+ *   guestfwd ADDR:PORT CMD...
+ *                         the guest's TCP connections to ADDR:PORT (an address of the user network,
+ *                         such as 10.0.2.100) go to CMD, run by QEMU for each connection with the
+ *                         connection on its stdin and stdout (user-net guestfwd=tcp:ADDR:PORT-cmd:CMD;
+ *                         QEMU splits CMD into words as a shell would, without running one: quotes
+ *                         work, $VARIABLES do not; @PORT_NAME@ is replaced). No host port is opened
  *   tpm                   a TPM 2.0 (tpm-crb, QEMU's emulator backend on a swtpm started for each
  *                         boot, $FOYER_VM_SWTPM overrides the program); its state directory is the
  *                         run's own, kept across boots and removed at the end
  *   vga                   a VGA card (-vga std, nothing displayed): a VT with the PS/2 keyboard
  *                         for QMP's send-key; the console vm-run follows stays ttyS0
  *   host SEC CMD...       run CMD on the host (sh -c, stdin /dev/null, output to stderr), @PORT@
- *                         replaced by hostfwd's port (also in $FOYER_VM_PORT); it must exit 0
+ *                         replaced by hostfwd's port (also in $FOYER_VM_PORT), @PORT_NAME@ by a
+ *                         server's (see server); it must exit 0
  *                         within SEC seconds (the console is followed meanwhile). $FOYER_VM_LOG
  *                         is the console log (--log), $FOYER_VM_DISK0, 1, ... the disks as attached
  *                         (with boot lines: the overlays), $FOYER_VM_INITRD the initrd (with boot
@@ -81,7 +107,7 @@
  *                         step, and the lines that shape the machine (append, firmware, qemu-args,
  *                         drive-if, controller, serial2, timeout, fail, secret and the shell runner's) come
  *                         before it: they hold for every boot. timeout is for all boots together.
- *                         (hostfwd, tpm and vga too.) "boot tpm-reset" (with tpm) starts that boot
+ *                         (hostfwd, net, server, guestfwd, tpm and vga too.) "boot tpm-reset" (with tpm) starts that boot
  *                         on an empty TPM state: the earlier boots' is wiped, as if the TPM had been
  *                         cleared or replaced, so that what was sealed to it no longer unseals.
  * Lines for the shell runner (disk, needs, image-args, uki, uki-other-append, esp-files, kernel, root, initrd) are
@@ -93,6 +119,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <getopt.h>
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <regex.h>
@@ -102,6 +129,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -119,6 +147,13 @@
 #define MAX_FAILS 16
 #define MAX_SECRETS 8
 #define TAIL_LINES 60
+#define MAX_SERVERS 8
+#define MAX_SERVER_PORTS 4
+#define MAX_SERVER_NAME 16
+#define SERVER_LISTEN_SECS 60   /* for a server to accept connections on all its ports */
+#define SERVER_STOP_SECS 10     /* for a server to clean up after SIGTERM, before SIGKILL */
+#define SERVER_LOG_LINES 40     /* of a server's output, shown when it fails to start */
+#define MAX_GUESTFWDS 4
 
 enum step_kind { STEP_EXPECT, STEP_SEND, STEP_REPORT, STEP_POWEROFF, STEP_SLEEP, STEP_EXPECT2, STEP_SEND2,
                  STEP_FORBID, STEP_QMP, STEP_QMP_EVENT, STEP_HOST, STEP_KEYS };
@@ -180,7 +215,8 @@ static struct {
         enum controller controller[MAX_CONTROLLERS];    /* controller NAME... in line order */
         int n_controllers;      /* 0: no controller line, the disks are virtio-blk */
         int controller_line;    /* its script line (0: none) */
-        int hostfwd_port;       /* hostfwd GUESTPORT (0: no network) */
+        int hostfwd_port;       /* hostfwd GUESTPORT (0: no forward) */
+        bool net;               /* net: a network card even without a forward */
         bool tpm, vga;
         char *extra_args[MAX_EXTRA_ARGS];       /* qemu-args */
         int n_extra_args;
@@ -221,6 +257,32 @@ static pid_t host_pid = -1;     /* a host step's command, its own process group 
 static struct {
         int fd, port;
 } net = { .fd = -1 };
+
+/* server NAME PORTS CMD: a host process group serving the guest on loopback ports of the run's own.
+ * The ports are picked by binding port 0 (all of the run's at once, so they differ), then released
+ * just before the servers start, as the servers bind them themselves (unlike QEMU's hostfwd, not
+ * every server sets SO_REUSEADDR, so they cannot be held meanwhile: a bind(0) of another process
+ * in that moment could take one, and the server's failing to listen then fails the run). */
+static struct server {
+        char name[MAX_SERVER_NAME + 1];
+        int n_ports;
+        int ports[MAX_SERVER_PORTS];
+        int port_fds[MAX_SERVER_PORTS]; /* held from the choice until the servers start */
+        char *cmd;
+        int line;
+        pid_t pid;              /* its process group; -1: not running */
+        char log[600];
+        bool log_temp;          /* a temporary file (no --log), removed at the end */
+} servers[MAX_SERVERS];
+static int n_servers;
+
+/* guestfwd ADDR:PORT CMD: QEMU's user network hands the guest's connections to ADDR:PORT to CMD. */
+static struct {
+        char *addr;             /* ADDR:PORT */
+        char *cmd;
+        int line;
+} guestfwds[MAX_GUESTFWDS];
+static int n_guestfwds;
 
 /* tpm: swtpm's directory (its state, and its control socket, which QEMU connects to), and the
  * swtpm of the boot running now. */
@@ -302,6 +364,8 @@ static void print_tail(void) {
         fprintf(stderr, "---- end of console ----\n");
 }
 
+static void report_dead_servers(void);
+
 static void fail(const char *fmt, ...) {
         va_list ap;
         kill_qemu();
@@ -310,6 +374,7 @@ static void fail(const char *fmt, ...) {
         if (log_file)
                 fflush(log_file);
         print_tail();
+        report_dead_servers();
         if (cfg.n_boots > 1)
                 fprintf(stderr, "FAIL in boot %d of %d after %.1fs: ", boot_no, cfg.n_boots, now() - t_start);
         else
@@ -916,12 +981,91 @@ static void add_append(const char *a) {
         snprintf(cfg.append + n, sizeof cfg.append - n, "%s%s", n ? " " : "", a);
 }
 
+static struct server *find_server(const char *name, size_t len) {
+        assert(name);
+        for (int i = 0; i < n_servers; i++)
+                if (strlen(servers[i].name) == len && strncmp(servers[i].name, name, len) == 0)
+                        return &servers[i];
+        return NULL;
+}
+
+/* A server's port placeholder at p ("@PORT_NAME@" or "@PORT_NAME_N@", N from 2 to its PORTS): its
+ * length, with the port in *ret_port (0 while ports are not chosen yet); 0 if p is none of a known
+ * server's, with what is wrong in *ret_why. */
+static size_t port_placeholder(const char *p, int *ret_port, const char **ret_why) {
+        const char *name = p + strlen("@PORT_"), *e = name;
+        long n = 1;
+
+        assert(strncmp(p, "@PORT_", 6) == 0);
+        while ((*e >= 'A' && *e <= 'Z') || (*e >= '0' && *e <= '9'))
+                e++;
+        const char *end = e;
+        if (*e == '_') {
+                char *num_end;
+                n = strtol(e + 1, &num_end, 10);
+                if (num_end == e + 1 || n < 2) {
+                        *ret_why = "not @PORT_NAME@ or @PORT_NAME_N@ (N from 2)";
+                        return 0;
+                }
+                e = num_end;
+        }
+        if (e == name || *e != '@') {
+                *ret_why = "not @PORT_NAME@ or @PORT_NAME_N@ (NAME a server's, A-Z and 0-9)";
+                return 0;
+        }
+        struct server *sv = find_server(name, end - name);
+        if (!sv) {
+                *ret_why = "no server line of that name before it";
+                return 0;
+        }
+        if (n > sv->n_ports) {
+                *ret_why = "beyond the ports of its server line";
+                return 0;
+        }
+        *ret_port = sv->ports[n - 1];
+        return e + 1 - p;
+}
+
+/* Every @PORT_...@ in s names a port of a server line above it. */
+static void check_port_placeholders(const char *s, const char *path, int lineno) {
+        assert(s);
+        for (const char *p = strstr(s, "@PORT_"); p; p = strstr(p + 1, "@PORT_")) {
+                const char *why = NULL;
+                int port;
+                if (port_placeholder(p, &port, &why) == 0)
+                        die("%s:%d: %.*s: %s", path, lineno, (int) strcspn(p + 1, "@ \t") + 2, p, why);
+        }
+}
+
+/* s with @PORT@ (hostfwd's port) and the servers' @PORT_NAME@, @PORT_NAME_N@ replaced, newly
+ * allocated. (The placeholders were checked when the script was read.) */
+static char *expand_ports(const char *s) {
+        char *r = xrealloc(NULL, strlen(s) * 2 + 16), *o = r;
+
+        assert(s);
+        for (const char *p = s; *p;) {
+                const char *why;
+                size_t len;
+                int port;
+                if (strncmp(p, "@PORT@", 6) == 0 && net.port) {
+                        o += sprintf(o, "%d", net.port);
+                        p += 6;
+                } else if (strncmp(p, "@PORT_", 6) == 0 && (len = port_placeholder(p, &port, &why)) > 0) {
+                        o += sprintf(o, "%d", port);   /* (5 digits at most: no longer than the placeholder) */
+                        p += len;
+                } else
+                        *o++ = *p++;
+        }
+        *o = '\0';
+        return r;
+}
+
 /* The lines that shape the machine (or its disks, for the shell runner): with boot lines, they come
  * before the first one, as they hold for every boot. */
 static bool is_machine_keyword(const char *s) {
         static const char *const keywords[] = {
                 "append", "firmware", "timeout", "fail", "secret", "serial2", "qemu-args", "drive-if",
-                "controller", "hostfwd", "tpm", "vga",
+                "controller", "hostfwd", "net", "server", "guestfwd", "tpm", "vga",
                 "disk", "needs", "image-args", "uki", "uki-other-append", "esp-files", "kernel", "root", "initrd",
         };
         for (size_t i = 0; i < sizeof keywords / sizeof keywords[0]; i++)
@@ -959,6 +1103,85 @@ static void parse_controllers(char *names, const char *path, int lineno) {
                 cfg.controller[cfg.n_controllers++] = c;
         }
         cfg.controller_line = lineno;
+}
+
+/* server NAME PORTS CMD... */
+static void parse_server(char *rest, const char *path, int lineno) {
+        char *name = rest, *ports = rest + strcspn(rest, " \t"), *cmd, *end;
+
+        assert(rest);
+        assert(path);
+
+        if (*ports)
+                *ports++ = '\0';
+        ports = trim(ports);
+        cmd = ports + strcspn(ports, " \t");
+        if (*cmd)
+                *cmd++ = '\0';
+        cmd = trim(cmd);
+        if (!*name)
+                die("%s:%d: server needs a name, a number of ports and a command (server NFS 2 CMD...)", path, lineno);
+        if (!(*name >= 'A' && *name <= 'Z') || strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") != strlen(name) ||
+            strlen(name) > MAX_SERVER_NAME)
+                die("%s:%d: server name '%s': A-Z and 0-9, starting with a letter, at most %d (it is in @PORT_%s@)",
+                    path, lineno, name, MAX_SERVER_NAME, name);
+        struct server *other = find_server(name, strlen(name));
+        if (other)
+                die("%s:%d: server %s named twice (the first is line %d)", path, lineno, name, other->line);
+        long n = strtol(ports, &end, 10);
+        if (end == ports || *end || n < 1 || n > MAX_SERVER_PORTS)
+                die("%s:%d: server %s needs its number of ports (1 to %d) before the command, not '%s'", path, lineno,
+                    name, MAX_SERVER_PORTS, ports);
+        if (!*cmd)
+                die("%s:%d: server %s needs a command", path, lineno, name);
+        if (n_servers >= MAX_SERVERS)
+                die("%s:%d: at most %d server lines", path, lineno, MAX_SERVERS);
+        struct server *sv = &servers[n_servers++];
+        *sv = (struct server) { .n_ports = (int) n, .line = lineno, .pid = -1 };
+        snprintf(sv->name, sizeof sv->name, "%s", name);
+        for (int i = 0; i < MAX_SERVER_PORTS; i++)
+                sv->port_fds[i] = -1;
+        sv->cmd = strdup(cmd);
+        if (!sv->cmd)
+                die("out of memory");
+        check_port_placeholders(cmd, path, lineno);     /* its own ports, and those of the servers above */
+}
+
+/* guestfwd ADDR:PORT CMD... */
+static void parse_guestfwd(char *rest, const char *path, int lineno) {
+        char *cmd = rest + strcspn(rest, " \t");
+        struct in_addr a;
+
+        assert(rest);
+        assert(path);
+
+        if (*cmd)
+                *cmd++ = '\0';
+        cmd = trim(cmd);
+        char *colon = strrchr(rest, ':'), *end;
+        if (!colon)
+                die("%s:%d: guestfwd needs ADDR:PORT and a command (guestfwd 10.0.2.100:80 CMD...), not '%s'", path,
+                    lineno, rest);
+        *colon = '\0';
+        bool addr_ok = inet_pton(AF_INET, rest, &a) == 1;
+        long port = strtol(colon + 1, &end, 10);
+        *colon = ':';
+        if (!addr_ok || end == colon + 1 || *end || port < 1 || port > 65535)
+                die("%s:%d: guestfwd needs an IPv4 ADDR:PORT of the guest's network, not '%s'", path, lineno, rest);
+        if (!*cmd)
+                die("%s:%d: guestfwd needs a command", path, lineno);
+        for (int i = 0; i < n_guestfwds; i++)
+                if (strcmp(guestfwds[i].addr, rest) == 0)
+                        die("%s:%d: guestfwd %s twice (the first is line %d)", path, lineno, rest, guestfwds[i].line);
+        if (n_guestfwds >= MAX_GUESTFWDS)
+                die("%s:%d: at most %d guestfwd lines", path, lineno, MAX_GUESTFWDS);
+        check_port_placeholders(cmd, path, lineno);
+        guestfwds[n_guestfwds].addr = strdup(rest);
+        guestfwds[n_guestfwds].cmd = strdup(cmd);
+        guestfwds[n_guestfwds].line = lineno;
+        if (!guestfwds[n_guestfwds].addr || !guestfwds[n_guestfwds].cmd)
+                die("out of memory");
+        n_guestfwds++;
 }
 
 /* Whether boot n (1, 2, ...) has a step so far. */
@@ -1007,6 +1230,7 @@ static void parse_script(const char *path) {
 
                 struct step st = { .line = lineno, .boot = cfg.n_boots > 0 ? cfg.n_boots : 1 };
                 if (strcmp(s, "append") == 0) {
+                        check_port_placeholders(rest, path, lineno);
                         add_append(rest);
                         continue;
                 } else if (strcmp(s, "firmware") == 0) {
@@ -1052,6 +1276,17 @@ static void parse_script(const char *path) {
                                 die("%s:%d: only one hostfwd line", path, lineno);
                         cfg.hostfwd_port = (int) p;
                         continue;
+                } else if (strcmp(s, "net") == 0) {
+                        if (*rest)
+                                die("%s:%d: net takes no arguments", path, lineno);
+                        cfg.net = true;
+                        continue;
+                } else if (strcmp(s, "server") == 0) {
+                        parse_server(rest, path, lineno);
+                        continue;
+                } else if (strcmp(s, "guestfwd") == 0) {
+                        parse_guestfwd(rest, path, lineno);
+                        continue;
                 } else if (strcmp(s, "tpm") == 0 || strcmp(s, "vga") == 0) {
                         if (*rest)
                                 die("%s:%d: %s takes no arguments", path, lineno, s);
@@ -1068,6 +1303,7 @@ static void parse_script(const char *path) {
                                 die("%s:%d: host needs a command", path, lineno);
                         if (strstr(st.arg, "@PORT@") && !cfg.hostfwd_port)
                                 die("%s:%d: @PORT@ needs a hostfwd line before it", path, lineno);
+                        check_port_placeholders(st.arg, path, lineno);
                 } else if (strcmp(s, "drive-if") == 0) {
                         if (strcmp(rest, "none") != 0 && strcmp(rest, "virtio") != 0)
                                 die("%s:%d: drive-if is virtio or none, not '%s'", path, lineno, rest);
@@ -1305,6 +1541,204 @@ static void reserve_port(void) {
             bind(net.fd, (struct sockaddr *) &sa, sizeof sa) < 0 || getsockname(net.fd, (struct sockaddr *) &sa, &len) < 0)
                 die("cannot reserve a loopback TCP port: %m");
         net.port = ntohs(sa.sin_port);
+}
+
+/* A loopback TCP port of its own for each server port (see struct server), all held at once. */
+static void choose_server_ports(void) {
+        for (int i = 0; i < n_servers; i++)
+                for (int k = 0; k < servers[i].n_ports; k++) {
+                        struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+                        socklen_t len = sizeof sa;
+                        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+                        if (fd < 0 || bind(fd, (struct sockaddr *) &sa, sizeof sa) < 0 ||
+                            getsockname(fd, (struct sockaddr *) &sa, &len) < 0)
+                                die("cannot choose a loopback TCP port for server %s: %m", servers[i].name);
+                        servers[i].port_fds[k] = fd;
+                        servers[i].ports[k] = ntohs(sa.sin_port);
+                }
+        /* For the servers, the host steps and QEMU (guestfwd commands) alike. */
+        for (int i = 0; i < n_servers; i++)
+                for (int k = 0; k < servers[i].n_ports; k++) {
+                        char name[64], port[16];
+                        snprintf(name, sizeof name, k ? "FOYER_VM_PORT_%s_%d" : "FOYER_VM_PORT_%s", servers[i].name, k + 1);
+                        snprintf(port, sizeof port, "%d", servers[i].ports[k]);
+                        setenv(name, port, 1);
+                }
+}
+
+/* Whether something accepts a TCP connection on 127.0.0.1:port now. */
+static bool port_listens(int port) {
+        struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port),
+                                  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+                die("socket: %m");
+        bool ok = connect(fd, (struct sockaddr *) &sa, sizeof sa) == 0;
+        close(fd);
+        return ok;
+}
+
+static void print_server_log(const struct server *sv) {
+        char line[1024];
+        int n = 0, total = 0;
+        FILE *f = fopen(sv->log, "re");
+
+        if (!f) {
+                fprintf(stderr, "(no output: %s: %m)\n", sv->log);
+                return;
+        }
+        while (fgets(line, sizeof line, f))
+                total++;
+        rewind(f);
+        fprintf(stderr, "---- server %s's output (%s%s) ----\n", sv->name, total > SERVER_LOG_LINES ? "the end, " : "",
+                sv->log_temp ? "not kept" : sv->log);
+        while (fgets(line, sizeof line, f))
+                if (++n > total - SERVER_LOG_LINES)
+                        fputs(line, stderr);
+        fclose(f);
+        fprintf(stderr, "---- end of server %s's output ----\n", sv->name);
+}
+
+/* SIGTERM to each server's group, SERVER_STOP_SECS for them to clean up, then SIGKILL to the groups
+ * (what a script left behind of its own goes too). now_kill: on a signal, no waiting. */
+static void stop_servers_how(bool now_kill) {
+        double deadline = now() + (now_kill ? 0 : SERVER_STOP_SECS);
+        int status;
+
+        for (int i = 0; i < n_servers; i++)
+                if (servers[i].pid > 0)
+                        kill(-servers[i].pid, now_kill ? SIGKILL : SIGTERM);
+        for (int i = 0; i < n_servers; i++) {
+                struct server *sv = &servers[i];
+                if (sv->pid <= 0)
+                        continue;
+                /* Until the whole group is gone: the shell that leads it may go at once and leave
+                 * the server itself still cleaning up. (A group whose leader is gone keeps its id
+                 * while a member lives: no other's.) */
+                bool reaped = false;
+                while (!now_kill && now() < deadline) {
+                        pid_t p;
+                        /* The leader, and the members that vm-run, their subreaper, inherited. */
+                        while ((p = waitpid(-sv->pid, &status, WNOHANG)) > 0)
+                                if (p == sv->pid)
+                                        reaped = true;
+                        if (reaped && kill(-sv->pid, 0) < 0)
+                                break;
+                        usleep(20000);
+                }
+                kill(-sv->pid, SIGKILL);
+                if (!reaped)
+                        waitpid(sv->pid, &status, 0);
+                sv->pid = -1;
+        }
+        for (int i = 0; i < n_servers; i++)
+                if (servers[i].log_temp && *servers[i].log) {
+                        unlink(servers[i].log);
+                        *servers[i].log = '\0';
+                }
+}
+
+static void stop_servers(void) {
+        stop_servers_how(false);
+}
+
+/* Each server's command (its placeholders replaced) in a process group of its own, its output in its
+ * log; the run goes on when every server accepts connections on all its ports. */
+static void start_servers(void) {
+        const char *tmpdir = getenv("TMPDIR"), *wait_env = getenv("FOYER_VM_SERVER_SECS");
+        /* (The self-test's shorter deadline.) */
+        double listen_secs = wait_env && atof(wait_env) > 0 ? atof(wait_env) : SERVER_LISTEN_SECS;
+
+        atexit(stop_servers);
+        /* The processes a server's shell leaves when it goes become vm-run's (not PID 1's), so that
+         * stopping them can tell when the last is gone (a zombie would still be in the group). */
+        prctl(PR_SET_CHILD_SUBREAPER, 1);
+        for (int i = 0; i < n_servers; i++)
+                for (int k = 0; k < servers[i].n_ports; k++) {
+                        close(servers[i].port_fds[k]);
+                        servers[i].port_fds[k] = -1;
+                }
+        for (int i = 0; i < n_servers; i++) {
+                struct server *sv = &servers[i];
+                char *cmd = expand_ports(sv->cmd);
+                int fd;
+
+                if (cfg.log_path) {
+                        if (snprintf(sv->log, sizeof sv->log, "%s.server-%s", cfg.log_path, sv->name) >= (int) sizeof sv->log)
+                                die("the log path %s is too long", cfg.log_path);
+                } else {
+                        if (snprintf(sv->log, sizeof sv->log, "%s/vm-run-server-%s-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp",
+                                     sv->name) >= (int) sizeof sv->log)
+                                die("$TMPDIR is too long");
+                        fd = mkstemp(sv->log);
+                        if (fd < 0) {
+                                *sv->log = '\0';
+                                die("mkstemp: %m");
+                        }
+                        close(fd);
+                        sv->log_temp = true;
+                }
+                fd = open(sv->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+                if (fd < 0)
+                        die("cannot write %s: %m", sv->log);
+                fprintf(stderr, "vm-run: %6.1fs server %s:", now() - t_start, sv->name);
+                for (int k = 0; k < sv->n_ports; k++)
+                        fprintf(stderr, "%s127.0.0.1:%d", k ? "," : " ", sv->ports[k]);
+                fprintf(stderr, ": %s\n", cmd);
+                sv->pid = fork();
+                if (sv->pid < 0)
+                        die("fork: %m");
+                if (sv->pid == 0) {
+                        int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+                        setpgid(0, 0);
+                        /* Should vm-run itself be killed (SIGKILL): the server's shell is told. */
+                        prctl(PR_SET_PDEATHSIG, SIGTERM);
+                        if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(fd, STDOUT_FILENO) < 0 ||
+                            dup2(fd, STDERR_FILENO) < 0)
+                                _exit(127);
+                        execl("/bin/sh", "sh", "-c", cmd, (char *) NULL);
+                        _exit(127);
+                }
+                setpgid(sv->pid, sv->pid);
+                close(fd);
+                free(cmd);
+        }
+        for (int i = 0; i < n_servers; i++) {
+                struct server *sv = &servers[i];
+                double t0 = now(), deadline = t0 + listen_secs;
+                int status;
+                for (int k = 0; k < sv->n_ports; k++)
+                        while (!port_listens(sv->ports[k])) {
+                                if (waitpid(sv->pid, &status, WNOHANG) == sv->pid) {
+                                        sv->pid = -1;
+                                        print_server_log(sv);
+                                        die("server %s (script line %d) %s %d before it listened on 127.0.0.1:%d",
+                                            sv->name, sv->line, WIFEXITED(status) ? "exited with status" : "was killed by signal",
+                                            WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), sv->ports[k]);
+                                }
+                                if (now() >= deadline) {
+                                        print_server_log(sv);
+                                        die("server %s (script line %d) did not listen on 127.0.0.1:%d within %.0fs", sv->name,
+                                            sv->line, sv->ports[k], listen_secs);
+                                }
+                                usleep(50000);
+                        }
+                fprintf(stderr, "vm-run: %6.1fs server %s (pid %d) listening (%.1fs), output: %s\n", now() - t_start,
+                        sv->name, (int) sv->pid, now() - t0, sv->log_temp ? "not kept" : sv->log);
+        }
+}
+
+/* When the run fails: which servers were no longer running (the likely cause). */
+static void report_dead_servers(void) {
+        int status;
+        for (int i = 0; i < n_servers; i++)
+                if (servers[i].pid > 0 && waitpid(servers[i].pid, &status, WNOHANG) == servers[i].pid) {
+                        servers[i].pid = -1;
+                        fprintf(stderr, "vm-run: server %s (script line %d) had %s %d\n", servers[i].name, servers[i].line,
+                                WIFEXITED(status) ? "exited with status" : "been killed by signal",
+                                WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+                        print_server_log(&servers[i]);
+                }
 }
 
 static int remove_one(const char *path, const struct stat *st, int type, struct FTW *ftw) {
@@ -1616,10 +2050,26 @@ static pid_t spawn_qemu(const char *accel, bool probe, const char *initrd, const
                 argv[n++] = "-qmp";
                 argv[n++] = qmp_arg;
         }
-        static char netdev_arg[100], chardev_arg[340];
-        if (!probe && net.port) {
-                snprintf(netdev_arg, sizeof netdev_arg, "user,id=n0,hostfwd=tcp:127.0.0.1:%d-:%d", net.port,
-                         cfg.hostfwd_port);
+        static char netdev_arg[8192], chardev_arg[340];
+        if (!probe && (net.port || cfg.net || n_guestfwds > 0)) {
+                int o = snprintf(netdev_arg, sizeof netdev_arg, "user,id=n0");
+                if (net.port)
+                        o += snprintf(netdev_arg + o, sizeof netdev_arg - o, ",hostfwd=tcp:127.0.0.1:%d-:%d", net.port,
+                                      cfg.hostfwd_port);
+                for (int i = 0; i < n_guestfwds; i++) {
+                        char *cmd = expand_ports(guestfwds[i].cmd);
+                        o += snprintf(netdev_arg + o, sizeof netdev_arg - o, ",guestfwd=tcp:%s-cmd:", guestfwds[i].addr);
+                        /* QEMU's option syntax: a comma in a value is written twice. */
+                        for (const char *c = cmd; *c && o < (int) sizeof netdev_arg - 3; c++) {
+                                netdev_arg[o++] = *c;
+                                if (*c == ',')
+                                        netdev_arg[o++] = ',';
+                        }
+                        netdev_arg[o] = '\0';
+                        free(cmd);
+                }
+                if (o >= (int) sizeof netdev_arg - 3)
+                        die("the -netdev argument is too long (guestfwd commands)");
                 argv[n++] = "-netdev"; argv[n++] = netdev_arg;
                 argv[n++] = "-device"; argv[n++] = "virtio-net-pci,netdev=n0";
         }
@@ -1732,6 +2182,8 @@ static const char *probe_accel(void) {
 static void on_signal(int sig) {
         if (host_pid > 0)
                 kill(-host_pid, SIGKILL);
+        /* SIGTERM and the time to clean up (their per-run copies), as at a normal end. */
+        stop_servers_how(false);
         stop_swtpm(true);
         remove_tpm();
         remove_firmware_vars();
@@ -1763,20 +2215,13 @@ static void usage(void) {
         exit(2);
 }
 
-/* A host step: CMD with @PORT@ replaced, in a process group of its own (killed at the deadline). */
+/* A host step: CMD with @PORT@ and the servers' ports replaced, in a process group of its own (killed at the deadline). */
 static void run_host(const char *cmd, double secs, int line) {
-        char *c = xrealloc(NULL, strlen(cmd) * 2 + 16), *o = c, port[16];
+        char *c = expand_ports(cmd), port[16];
         double deadline = now() + secs, overall = t_start + cfg.timeout;
         int status;
 
         snprintf(port, sizeof port, "%d", net.port);
-        for (const char *p = cmd; *p;)
-                if (strncmp(p, "@PORT@", 6) == 0) {
-                        o = stpcpy(o, port);
-                        p += 6;
-                } else
-                        *o++ = *p++;
-        *o = '\0';
         fprintf(stderr, "vm-run: %6.1fs host: %s\n", now() - t_start, c);
         host_pid = fork();
         if (host_pid < 0)
@@ -2101,6 +2546,14 @@ int main(int argc, char **argv) {
                 reserve_port();
                 fprintf(stderr, "vm-run: host port %d forwarded to the guest's port %d\n", net.port, cfg.hostfwd_port);
         }
+        if (n_servers > 0) {
+                choose_server_ports();
+                char *a = expand_ports(cfg.append);
+                snprintf(cfg.append, sizeof cfg.append, "%s", a);
+                free(a);
+                fprintf(stderr, "vm-run: append with the servers' ports: %s\n", cfg.append);
+                start_servers();
+        }
         if (cfg.tpm)
                 make_tpm_dir();
 
@@ -2126,6 +2579,7 @@ int main(int argc, char **argv) {
         }
         kill_qemu();
         stop_swtpm(false);
+        stop_servers();
         /* Also what came after the last step, and anything sent mid-line; forbids that no expect
          * ended hold to the end. */
         check_forbids(text_len, NULL);

@@ -16,7 +16,7 @@ for a in "$@"; do
         unix:*,server=on,wait=off) qmp=${a#unix:}; qmp=${qmp%%,*} ;;
         file=*,format=*) [[ -n ${disk:-} ]] || disk=$a ;;
         -initrd) next_is_initrd=1; continue ;;
-        user,*hostfwd=tcp:127.0.0.1:*) fwd=${a#*hostfwd=tcp:127.0.0.1:}; host_port=${fwd%%-*}; guest_port=${fwd##*-:} ;;
+        user,*hostfwd=tcp:127.0.0.1:*) fwd=${a#*hostfwd=tcp:127.0.0.1:}; fwd=${fwd%%,*}; host_port=${fwd%%-*}; guest_port=${fwd##*-:} ;;
         socket,id=chrtpm,path=*) tpm_sock=${a#*path=} ;;
         esac
         [[ -z ${next_is_initrd:-} ]] || { initrd=$a; next_is_initrd=; }
