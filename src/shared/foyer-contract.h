@@ -265,3 +265,23 @@
  * by the builder (plan-ssh.c); read by systemd-networkd, after the files systemd-network-generator
  * writes for ip= in /run/systemd/network (90-IFNAME.network, 91-default.network), which match first. */
 #define FOYER_DEFAULT_NETWORK "/usr/lib/systemd/network/99-foyer-default.network"
+
+/* --- network roots (foyer-netroot-generator) ------------------------------------------------------ */
+
+/* systemd-networkd in the image: foyer-network-generator (network-generator.c) brings the network up
+ * for a network root or rd.neednet=1 only where it is there ($FOYER_NETWORKD names another file, for
+ * tests). Spelled with systemd_libexec_dir() at run time; this is the Debian 13 path. The builder puts
+ * it, systemd-network-generator, systemd-networkd-wait-online (and their units) and
+ * FOYER_NETWORK_CLEANUP_PATH into every image with a network (plan for the network). */
+#define FOYER_NETWORKD_PATH "/usr/lib/systemd/systemd-networkd"
+
+/* The tools a network root needs in the image, at Debian's paths: mount.nfs (and its mount.nfs4 link,
+ * run by mount(8) for Type=nfs/nfs4 of sysroot.mount), nbd-client (run by FOYER_NBD_ROOT_SERVICE). */
+#define FOYER_MOUNT_NFS "/usr/sbin/mount.nfs"
+#define FOYER_NBD_CLIENT "/usr/sbin/nbd-client"
+
+/* The unit foyer-netroot-generator writes for root=nbd:/netroot=nbd:: loads the nbd module
+ * (modprobe@nbd.service) and connects FOYER_NBD_DEVICE after network-online.target; sysroot.mount
+ * requires it. */
+#define FOYER_NBD_ROOT_SERVICE "foyer-nbd-root.service"
+#define FOYER_NBD_DEVICE "/dev/nbd0"
