@@ -1,19 +1,27 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
-/* foyer-network-generator: the network and the SSH server of an image built with --ssh-unlock.
+/* foyer-network-generator: the initrd's network, and the SSH server of an image built with --ssh-unlock.
  *
- * In an image without dropbear (FOYER_SSH_DROPBEAR) it does nothing: such an image has no network.
- * In one with it, unless rd.neednet=0 (dracut's switch, here: no network and no SSH server for this
- * boot), it writes:
- *   - FOYER_SSH_SERVICE: dropbear with the image's host keys, root's authorized_keys only (no
- *     passwords, no forwarding), and FOYER_UNLOCK_PATH as its forced command, so that a login answers
- *     the pending passphrase questions. It starts at once, before and while cryptsetup waits, and is
- *     stopped (with its sessions) when initrd-switch-root.target is reached;
+ * In an image with neither dropbear (FOYER_SSH_DROPBEAR) nor systemd-networkd it does nothing: such an
+ * image has no network. Otherwise the network comes up when the boot needs it: a network root
+ * (netroot.h: root=nfs:..., root=nbd:..., netroot=iscsi:..., root=dhcp, ...), rd.neednet=1 (or a bare
+ * rd.neednet: dracut's switch, which Clevis/Tang users set), or an image with dropbear (SSH unlock).
+ * rd.neednet=0 turns it off (a network root then cannot be mounted: logged as an error). It writes:
+ *   - FOYER_SSH_SERVICE (only with dropbear): dropbear with the image's host keys, root's authorized_keys
+ *     only (no passwords, no forwarding), and FOYER_UNLOCK_PATH as its forced command, so that a login
+ *     answers the pending passphrase questions. It starts at once, before and while cryptsetup waits, and
+ *     is stopped (with its sessions) when initrd-switch-root.target is reached;
  *   - FOYER_NETWORK_CLEANUP_SERVICE, whose ExecStop= takes the initrd's addresses, links and
  *     systemd-networkd's state in /run down once networkd has stopped, before the switch to the real
- *     root, so that the real root's own network setup starts from a clean slate;
- *   - initrd.target's wants for both and for systemd-networkd.service and
- *     systemd-network-generator.service, the image's own units;
+ *     root, so that the real root's own network setup starts from a clean slate. Not for a network
+ *     root, whose addresses must stay up through the switch (the initrd's networkd keeps its DHCP
+ *     addresses when it stops: systemd 252 and later default to KeepConfiguration=dhcp-on-stop, 257 to
+ *     dynamic-on-stop, in the initrd);
+ *   - initrd.target's wants for it and for systemd-networkd.service and systemd-network-generator.service,
+ *     the image's own units;
+ *   - for a network root or rd.neednet=1, initrd.target's want for network-online.target and that
+ *     target's for systemd-networkd-wait-online.service, so that units ordered after
+ *     network-online.target (the root's mount, Clevis) wait for a configured link;
  *   - a drop-in for systemd-network-generator.service giving it, in $SYSTEMD_PROC_CMDLINE, the network
  *     words (ip=, nameserver=, rd.route=, rd.peerdns=, ifname=, net.ifname-policy=, vlan=, bond=,
  *     bridge=) of the command line as foyer reads it: the defaults of foyer build --cmdline
@@ -28,17 +36,23 @@
 #include "cmdline.h"
 #include "foyer-contract.h"
 #include "generator.h"
+#include "netroot.h"
 #include "path-util.h"
 #include "strv.h"
+#include "systemd-version.h"
 #include "unit-name.h"
 
 static int arg_neednet = -1;
 static char **arg_net_words = NULL;
+static char *arg_root = NULL, *arg_netroot = NULL;
 
 /* The one place that frees the arg_* state and sets it back to its defaults (run by generator_main()). */
 static void reset_args(void) {
         arg_neednet = -1;
         arg_net_words = strv_free(arg_net_words);
+        free(arg_root);
+        free(arg_netroot);
+        arg_root = arg_netroot = NULL;
 }
 
 /* The words systemd-network-generator reads (its src/network/generator/network-generator.c). */
@@ -63,6 +77,13 @@ static bool word_is_plain(const char *w) {
 
 static int parse_cmdline_item(const char *key, const char *value, void *data) {
         _cleanup_free_ char *word = NULL;
+
+        /* The last root= wins, as for foyer-root-generator; of netroot= the last that names a network
+         * root (dracut's parsers each look for their own). */
+        if (streq(key, "root") && value)
+                return free_and_strdup(&arg_root, value) < 0 ? log_oom() : 0;
+        if (streq(key, "netroot") && value && netroot_kind_of_netroot(value) != NETROOT_NONE)
+                return free_and_strdup(&arg_netroot, value) < 0 ? log_oom() : 0;
 
         if (streq(key, "rd.neednet")) {
                 int b;
@@ -93,7 +114,7 @@ static int parse_cmdline_item(const char *key, const char *value, void *data) {
         return strv_consume(&arg_net_words, TAKE_PTR(word)) < 0 ? log_oom() : 0;
 }
 
-static int write_ssh_service(const char *dest) {
+static int write_ssh_service(const char *dest, bool cleanup) {
         _cleanup_unit_file_ UnitFile *u = NULL;
         FILE *f;
         int r;
@@ -102,17 +123,19 @@ static int write_ssh_service(const char *dest) {
         if (r < 0)
                 return r;
         f = unit_file_stream(u);
-        fputs("[Unit]\n"
+        /* (Without the cleanup unit, for a network root, the Wants= names none that is not written.) */
+        fprintf(f, "[Unit]\n"
               "Description=SSH server for unlocking (dropbear)\n"
               "Documentation=man:foyer-kernel-command-line(7)\n"
               "DefaultDependencies=no\n"
-              "Wants=systemd-networkd.service " FOYER_NETWORK_CLEANUP_SERVICE "\n"
+              "Wants=systemd-networkd.service%s\n"
               "Conflicts=initrd-switch-root.target shutdown.target\n"
               "Before=initrd-switch-root.target shutdown.target\n"
               "ConditionPathExists=" FOYER_SSH_AUTHORIZED_KEYS "\n"
               "\n[Service]\n"
               /* -F foreground, -E log to stderr (the journal), -s keys only, -j -k no forwarding. */
-              "ExecStart=" FOYER_SSH_DROPBEAR " -F -E -s -j -k -p " FOYER_SSH_PORT " -P /run/foyer-dropbear.pid", f);
+              "ExecStart=" FOYER_SSH_DROPBEAR " -F -E -s -j -k -p " FOYER_SSH_PORT " -P /run/foyer-dropbear.pid",
+                cleanup ? " " FOYER_NETWORK_CLEANUP_SERVICE : "");
         /* $FOYER_SSH_HOST_KEY_DIR (foyer preview, tests) says where to look for them; the unit names
          * them where the image has them. */
         const char *key_dir = secure_getenv("FOYER_SSH_HOST_KEY_DIR") ?: FOYER_SSH_HOST_KEY_DIR;
@@ -181,36 +204,98 @@ static int write_network_generator_dropin(const char *dest) {
         return 0;
 }
 
+/* The network root the command line names: the key ("root" or "netroot") and value in *ret_key and
+ * *ret_value, or NETROOT_NONE. dracut: root= takes precedence over netroot=. */
+static NetrootKind find_netroot(const char **ret_key, const char **ret_value) {
+        NetrootKind k = netroot_kind_of_root(arg_root);
+
+        *ret_key = "root";
+        *ret_value = arg_root;
+        if (k == NETROOT_NONE && arg_netroot) {
+                *ret_key = "netroot";
+                *ret_value = arg_netroot;
+                k = netroot_kind_of_netroot(arg_netroot);
+        }
+        return k;
+}
+
+/* network-online.target means a configured link: pulled in, with systemd-networkd-wait-online. */
+static int want_network_online(const char *dest) {
+        int r;
+
+        r = generator_add_symlink(dest, "initrd.target", "wants", "network-online.target");
+        if (r < 0)
+                return r;
+        return generator_add_symlink(dest, "network-online.target", "wants", "systemd-networkd-wait-online.service");
+}
+
 static int run(const char *dest, const char *dest_early, const char *dest_late) {
         const char *dropbear = secure_getenv("FOYER_SSH_DROPBEAR") ?: FOYER_SSH_DROPBEAR;
+        _cleanup_free_ char *networkd_default = NULL;
+        const char *networkd, *nr_key, *nr_value;
+        bool has_dropbear, has_networkd, need_online;
+        NetrootKind netroot;
         int r;
 
         assert(dest);
 
-        if (access(dropbear, X_OK) < 0) {
-                log_debug("%s is not there: the image has no SSH server and no network.", dropbear);
+        networkd = secure_getenv("FOYER_NETWORKD");
+        if (!networkd) {
+                networkd_default = strjoin(systemd_libexec_dir(), "/systemd-networkd");
+                if (!networkd_default)
+                        return log_oom();
+                networkd = networkd_default;
+        }
+        has_dropbear = access(dropbear, X_OK) >= 0;
+        has_networkd = access(networkd, X_OK) >= 0;
+        if (!has_dropbear && !has_networkd) {
+                log_debug("Neither %s nor %s is there: the image has no network.", dropbear, networkd);
                 return 0;
         }
         r = cmdline_parse(parse_cmdline_item, NULL, 0);
         if (r < 0)
                 log_warning_errno(r, "Failed to parse the kernel command line, ignoring: %m");
+        netroot = find_netroot(&nr_key, &nr_value);
         if (arg_neednet == 0) {
+                if (netroot != NETROOT_NONE)
+                        log_error("%s=%s is a network root (%s), but rd.neednet=0 keeps the network down: "
+                                  "the root cannot be mounted. Drop rd.neednet=0.",
+                                  nr_key, nr_value, netroot_kind_to_string(netroot));
                 log_info("rd.neednet=0: no network and no SSH server in the initrd.");
                 return 0;
         }
+        need_online = netroot != NETROOT_NONE || arg_neednet > 0;
+        if (!has_dropbear && !need_online) {
+                log_debug("Skipping the network, as no network root, rd.neednet=1 or SSH server asks for it.");
+                return 0;
+        }
+        if (need_online && !has_networkd)
+                log_error("%s%s%s needs the network, but the image has no %s.",
+                          netroot != NETROOT_NONE ? nr_key : "rd.neednet", netroot != NETROOT_NONE ? "=" : "",
+                          netroot != NETROOT_NONE ? nr_value : "=1", networkd);
 
-        r = write_ssh_service(dest);
-        if (r < 0)
-                return r;
-        r = write_cleanup_service(dest);
-        if (r < 0)
-                return r;
+        if (has_dropbear) {
+                r = write_ssh_service(dest, netroot == NETROOT_NONE);
+                if (r < 0)
+                        return r;
+        }
+        if (netroot == NETROOT_NONE) {
+                r = write_cleanup_service(dest);
+                if (r < 0)
+                        return r;
+        } else
+                log_debug("Keeping the network up through the switch to the %s=%s root.", nr_key, nr_value);
         r = generator_add_symlink(dest, "initrd.target", "wants", "systemd-networkd.service");
         if (r < 0)
                 return r;
         r = generator_add_symlink(dest, "initrd.target", "wants", "systemd-network-generator.service");
         if (r < 0)
                 return r;
+        if (need_online) {
+                r = want_network_online(dest);
+                if (r < 0)
+                        return r;
+        }
         return write_network_generator_dropin(dest);
 }
 

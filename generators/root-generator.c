@@ -5,7 +5,6 @@
  * plus dracut's rd.timeout=. Started as systemd-sysroot-fstab-check it performs the re-run check that
  * initrd-parse-etc.service asks for. */
 
-#include <arpa/inet.h>
 #include <ctype.h>
 #include <limits.h>
 
@@ -14,6 +13,7 @@
 #include "foyer-contract.h"
 #include "generator.h"
 #include "mount-options.h"
+#include "netroot.h"
 #include "parse-util.h"
 #include "process-util.h"
 #include "root-extra.h"
@@ -171,32 +171,6 @@ static int determine_device(char **what, const char *hash, const char *name) {
         return 0;
 }
 
-static bool is_ip_prefix(const char *s, int family, char end) {
-        _cleanup_free_ char *a = NULL;
-        unsigned char buf[16];
-        const char *e = strchr(s, end);
-
-        if (!e)
-                return false;
-        a = strndup(s, e - s);
-        return a && inet_pton(family, a, buf) == 1;
-}
-
-static bool root_is_network(const char *what) {
-        const char *v6;
-
-        if (path_equal(what, "/dev/nfs") || streq(what, "dhcp") || streq(what, "dhcp6") ||
-            startswith(what, "nfs:") || startswith(what, "nfs4:"))
-                return true;
-        v6 = startswith(what, "[");
-        if (v6 && is_ip_prefix(v6, AF_INET6, ']'))
-                return true;
-        if (is_ip_prefix(what, AF_INET, ':'))
-                return true;
-        /* Any other absolute path outside /dev is an NFS export path. */
-        return what[0] == '/' && !path_startswith(what, "/dev");
-}
-
 /* foyer's rd.timeout=: how long the device job of what may run, unless opts sets its own timeout. */
 static int add_rd_timeout(const char *dest, const char *what, const char *opts) {
         _cleanup_free_ char *unit = NULL;
@@ -304,8 +278,9 @@ static int add_sysroot_mount(const char *dest) {
                 fstype = NULL;
                 default_rw = true;
                 extra_opts = "bind";
-        } else if (startswith(arg_root_what, "cifs://") || startswith(arg_root_what, "iscsi:") ||
-            startswith(arg_root_what, "live:") || root_is_network(arg_root_what)) {
+        } else if (startswith(arg_root_what, "cifs://") || startswith(arg_root_what, "live:") ||
+                   netroot_kind_of_root(arg_root_what) != NETROOT_NONE) {
+                /* foyer-netroot-generator's (netroot.h): the same function decides there. */
                 log_debug("Skipping root directory handling, as root on a network or live image was requested.");
                 return 0;
         } else if (streq(arg_root_what, "tmpfs")) {

@@ -289,3 +289,10 @@
  * name, the default when no rd.iscsi.initiator= names one. */
 #define FOYER_ISCSISTART "/usr/sbin/iscsistart"
 #define FOYER_ISCSI_INITIATORNAME "/etc/iscsi/initiatorname.iscsi"
+
+/* The unit foyer-netroot-generator writes for root=nbd:/netroot=nbd:: loads the nbd module
+ * (modprobe@nbd.service) and connects FOYER_NBD_DEVICE with FOYER_NBD_CLIENT after
+ * network-online.target; sysroot.mount requires it. The generator finds systemd-networkd
+ * (FOYER_NETWORKD) with systemd_libexec_dir() at run time. */
+#define FOYER_NBD_ROOT_SERVICE "foyer-nbd-root.service"
+#define FOYER_NBD_DEVICE "/dev/nbd0"

@@ -44,6 +44,7 @@ int fuzz_generator_main_gpt_auto(int argc, char *argv[]);
 int fuzz_generator_main_driver(int argc, char *argv[]);
 int fuzz_generator_main_md(int argc, char *argv[]);
 int fuzz_generator_main_vconsole(int argc, char *argv[]);
+int fuzz_generator_main_netroot(int argc, char *argv[]);
 
 static const struct {
         const char *name;
@@ -57,6 +58,7 @@ static const struct {
         { "foyer-driver-generator", fuzz_generator_main_driver },
         { "foyer-md-generator", fuzz_generator_main_md },
         { "foyer-vconsole-generator", fuzz_generator_main_vconsole },
+        { "foyer-netroot-generator", fuzz_generator_main_netroot },
 };
 
 #define OUT "a/b"

@@ -18,7 +18,8 @@
 #   driver/    foyer-driver-generator: systemd has no counterpart (rd.driver.* are dracut's)
 #   md/        foyer-md-generator: systemd has no counterpart (rd.md* are dracut's)
 #   vconsole/  foyer-vconsole-generator: Debian's systemd has no systemd-vconsole-setup to compare with
-#   network/   foyer-network-generator: foyer's own (--ssh-unlock)
+#   network/   foyer-network-generator: foyer's own (--ssh-unlock, network roots, rd.neednet=)
+#   netroot/   foyer-netroot-generator: dracut's network roots (systemd's generators write nothing)
 #   root-forms/ foyer-root-generator: root= and mount.usr= forms per recorded systemd version (no
 #              reference binary of 258 or later here; docs/kernel-command-line.md says what each writes)
 #   root-extra/ foyer-root-generator: systemd.mount-extra=, systemd.swap-extra= and the fstab.extra
@@ -74,6 +75,7 @@ generator_for() {
                 md) echo "$gendir/foyer-md-generator" ;;
                 vconsole) echo "$gendir/foyer-vconsole-generator" ;;
                 network) echo "$gendir/foyer-network-generator" ;;
+                netroot) echo "$gendir/foyer-netroot-generator" ;;
                 root-forms | root-extra) echo "$gendir/foyer-root-generator" ;;
                 systemd-break) echo "$gendir/foyer-debug-generator" ;;
         esac
@@ -96,7 +98,7 @@ for src in "$@"; do
                         need "$gendir/foyer-gpt-auto-generator" "build foyer first"
                         "$here/gpt-auto.sh" regen "$gendir/foyer-gpt-auto-generator" "$casedir"
                         continue ;;
-                root | crypt | debug | lvm | driver | md | vconsole | network | root-forms | root-extra | systemd-break) ;;
+                root | crypt | debug | lvm | driver | md | vconsole | network | netroot | root-forms | root-extra | systemd-break) ;;
                 *) echo "regen-golden: no reference is known for $src" >&2; exit 1 ;;
         esac
         declare -A is_known=()

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* dracut's network roots: which root=/netroot= values name one, and the parsers of the NFS and NBD
+ * specs. Used by foyer-netroot-generator (which mounts them), foyer-network-generator (which brings
+ * the network up for them) and foyer-root-generator (which leaves them alone), so that the three
+ * agree on every form. No logging: a bad spec gives -EINVAL and a static reason for the caller's one
+ * log line. */
+
+#include <errno.h>
+#include <stdbool.h>
+
+typedef enum NetrootKind {
+        NETROOT_NONE,   /* no network root: a device, a special form, or nothing */
+        NETROOT_NFS,    /* root=nfs:, nfs4:, /dev/nfs, SERVER:/PATH, [V6]:/PATH, /PATH outside /dev */
+        NETROOT_NBD,    /* root=nbd:, netroot=nbd: */
+        NETROOT_ISCSI,  /* root=iscsi:, netroot=iscsi: */
+        NETROOT_DHCP,   /* root=dhcp, root=dhcp6, netroot=dhcp: the root path comes from the DHCP lease */
+        _NETROOT_KIND_MAX,
+        _NETROOT_KIND_INVALID = -EINVAL,
+} NetrootKind;
+
+/* The kind of network root a root= value names (NETROOT_NONE for NULL or anything else). */
+NetrootKind netroot_kind_of_root(const char *root);
+/* The kind a netroot= value names: only nbd:, iscsi: and dhcp count (dracut ignores netroot= for NFS). */
+NetrootKind netroot_kind_of_netroot(const char *netroot);
+/* "nfs", "nbd", "iscsi", "dhcp" (NULL for NETROOT_NONE). */
+const char *netroot_kind_to_string(NetrootKind k);
+
+/* Whether s may go into a unit as part of What=, an option list or an argv word: printable ASCII
+ * without blanks, quotes, backslashes, '%' or '$'. extra names more bytes to refuse (may be NULL). */
+bool netroot_word_is_safe(const char *s, const char *extra);
+
+typedef struct NfsRoot {
+        char *type;     /* "nfs" (v3, dracut's default) or "nfs4" */
+        char *server;   /* host name, IPv4 address or [IPv6] address, as mount.nfs takes it */
+        char *path;     /* the export, absolute */
+        char *options;  /* the spec's options as given (may be NULL) */
+} NfsRoot;
+
+/* Parses root= (and nfsroot= for root=/dev/nfs, else NULL) with dracut's rules:
+ *   nfs:[SERVER:]/PATH[:OPTIONS]  nfs4:[SERVER:]/PATH[:OPTIONS]  SERVER:/PATH  /dev/nfs + nfsroot=[SERVER:]/PATH[,OPTIONS]
+ * (a ',' in the path also starts the options, the kernel's form). rootfstype= nfs4 (or nfs) picks the
+ * version of a form without a prefix. Returns 0 and fills *ret (free with nfs_root_done()), -EINVAL with
+ * a reason in *ret_error (no server: foyer does not take it from DHCP; no absolute path; a byte that
+ * cannot go into a unit), or -ENOMEM. */
+int nfs_root_parse(const char *root, const char *nfsroot, const char *rootfstype, NfsRoot *ret,
+                   const char **ret_error);
+void nfs_root_done(NfsRoot *n);
+
+/* The mount options of an NFS root, dracut's munge_nfs_options(): the spec's options and rootflags=
+ * without ro/rw/lock/nolock, then ro (the default) or rw (the spec's, overridden by the command line's
+ * ro/rw: rw > 0, ro = 0, none < 0), then for NFSv3 "nolock" (the initrd has no rpc.statd to hand its
+ * state over; *ret_dropped_lock is set when a "lock" was dropped), for NFSv4 the lock option given.
+ * Returns 0 with a new string, -EINVAL if an option cannot go into a unit, or -ENOMEM. */
+int nfs_root_options(const NfsRoot *n, const char *rootflags, int rw, char **ret, bool *ret_dropped_lock);
+
+#define NBD_DEFAULT_PORT "10809"
+
+typedef struct NbdRoot {
+        char *server;   /* host name, IPv4 address or [IPv6] address */
+        char *port;     /* digits; NBD_DEFAULT_PORT when only an export name is given */
+        char *export;   /* the export name (may be NULL: the server's default export) */
+        char *fstype;   /* may be NULL: the kernel (and udev's blkid) decide */
+        char *options;  /* mount options (may be NULL) */
+        char **nbd_opts; /* nbd-client options, one per element (may be NULL) */
+} NbdRoot;
+
+/* Parses nbd:SERVER:PORT[:FSTYPE[:OPTIONS[:NBDOPTS]]] (dracut's 74nbd), where PORT may also be an export
+ * name (the default port then), PORT/EXPORT or PORT|EXPORT; SERVER may be [IPv6]. Returns as
+ * nfs_root_parse(). */
+int nbd_root_parse(const char *spec, NbdRoot *ret, const char **ret_error);
+void nbd_root_done(NbdRoot *n);
