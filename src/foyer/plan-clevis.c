@@ -16,7 +16,8 @@
  * Clevis is bash scripts: this planner adds them, bash, and every program they run on the way to
  * unlocking (read from clevis 19 to 22: the askpass loop, clevis-luks-common-functions, the pins),
  * since a program they lack fails only at boot, as "command not found" in the journal. The ELF
- * ones get their libraries from the closure like any other program.
+ * ones get their libraries from the closure like any other program. (dracut's list also has ps and
+ * date, which only its own non-systemd hooks run.)
  *
  * The tang pin needs the network: its askpass service gets a drop-in ordering it after
  * network-online.target (which foyer-network-generator fills when rd.neednet=1 or ip= bring the
@@ -72,9 +73,7 @@ static const Item clevis_items[] = {
         { "/usr/bin/rm",                                NEED_REQUIRED, "Clevis: the pins' temporary directories" },
         { "/usr/bin/sort",                              NEED_OPTIONAL, "Clevis: clevis-luks-common-functions (pin lists)" },
         { "/usr/bin/awk",                               NEED_OPTIONAL, "Clevis: clevis-luks-common-functions" },
-        { "/usr/bin/date",                              NEED_OPTIONAL, "Clevis: clevis-luks-common-functions (22)" },
         { "/usr/bin/touch",                             NEED_OPTIONAL, "Clevis: clevis-luks-common-functions" },
-        { "/usr/bin/ps",                                NEED_OPTIONAL, "Clevis: clevis-luks-common-functions (22)" },
         /* curl looks up service names there; dracut's clevis module takes it too. */
         { "/etc/services",                              NEED_OPTIONAL, "Clevis: service names" },
 };
