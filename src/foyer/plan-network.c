@@ -33,8 +33,6 @@
 #define NETWORK_DIR "/usr/lib/systemd/network"
 #define NETWORK_GENERATOR "/usr/lib/systemd/systemd-network-generator"
 #define NETWORKD_WAIT_ONLINE "/usr/lib/systemd/systemd-networkd-wait-online"
-/* Clevis's tang pin (plan-clevis.c adds it): Tang is reached over the network. */
-#define CLEVIS_TANG_PIN "/usr/bin/clevis-decrypt-tang"
 
 static const Item network_items[] = {
         { FOYER_NETWORKD,                                NEED_REQUIRED, "the network" },

@@ -59,6 +59,8 @@ static const Planner planners[] = {
         /* After crypt, whose /etc/crypttab says what the volumes ask for; the units it adds have
          * their dependencies and stock links carried as the others' were. */
         { "tokens",             .run_probe = plan_tokens, .modules = plan_tokens_modules },
+        /* Clevis (plan-clevis.c): after tokens, before the network, which the tang pin needs. */
+        { "clevis",             .run_probe = plan_clevis },
         /* The SSH server, whose units' dependencies come with the tokens'. Before etc, which gives root
          * foyer-unlock as its shell with --no-shell. */
         { "ssh",                .run = plan_ssh },

@@ -105,6 +105,13 @@ int plan_gptauto(Manifest *m, const BuildConfig *c);
  * image's vconsole.conf and loadkeys, for foyer-vconsole-generator. */
 int plan_keymap(Manifest *m, const BuildConfig *c);
 
+/* plan-clevis.c: Clevis unlocking (clevis-systemd's askpass units, clevis, its pins and every
+ * program its bash scripts run), when the tree has clevis-systemd; --no-shell refuses it. The tang pin
+ * in the image (manifest_find(m, CLEVIS_TANG_PIN), after this planner) means the image needs the
+ * network. */
+#define CLEVIS_TANG_PIN "/usr/bin/clevis-decrypt-tang"
+int plan_clevis(Manifest *m, const BuildConfig *c, const Probe *p);
+
 /* plan-ssh.c: remote unlocking over SSH (SshUnlock=): dropbear, its host keys (made once per system,
  * secret), root's authorized_keys and foyer-unlock; nothing without the setting, an error with
  * Network=no. The network is plan_network()'s. */

@@ -48,6 +48,11 @@ LUKS_KEY_FS_UUID=4c554b53-6673-4000-8000-000000000002
 LUKS_PASSPHRASE=foyer-luks-pass-7Rq2
 LUKS_KEY_FILE=$(dirname "$(realpath "$0")")/luks-test.key
 LUKS_SIZE=320M          # the ext4 inside; the header takes 16M more
+# luks-tang: the luks disk with a Clevis tang binding (a LUKS2 "clevis" token and a keyslot of its
+# own) to the test Tang server at TANG_URL, made offline from the server's advertisement, which
+# test/vm/tang-keys/adv.jws holds (signed with that directory's test keys; see its README).
+TANG_URL=http://10.0.2.100
+TANG_ADV=$(dirname "$(realpath "$0")")/tang-keys/adv.jws
 # hibernate*: the root (GPT partition 1) and the swap the real root hibernates to (partition 2, at
 # 1025 MiB, where hibernate-check.sh looks; in LUKS2 with LUKS_PASSPHRASE for hibernate-luks).
 HIB_ROOT_UUID=5f1a0c3e-7d4b-4e2a-9c61-0a1b2c3d4e30
@@ -96,6 +101,7 @@ REPART_FS_UUID=72657061-7274-4000-8000-000000000002
 source "$(dirname "$(realpath "$0")")/../lib/cache.sh"
 key_files=("$0")
 [[ $recipe != luks* ]] || key_files+=("$LUKS_KEY_FILE")
+[[ $recipe != luks-tang ]] || key_files+=("$TANG_ADV")
 hash=$(cache_key "${key_files[@]}" -- "$tree $recipe")
 out=$cachedir/disk-$recipe-$hash
 work=$out.tmp
@@ -445,11 +451,26 @@ ext4-broken)    # beyond what fsck -a may repair: root inode cleared, marked not
         debugfs -w -R "clri <2>" "$work/1.img" 2>/dev/null
         debugfs -w -R "ssv state 0" "$work/1.img" 2>/dev/null
         ;;
-luks)           # ext4 in LUKS2 on the whole disk, passphrase, argon2id (default KDF, small cost)
+luks|luks-tang) # ext4 in LUKS2 on the whole disk, passphrase, argon2id (default KDF, small cost);
+                # luks-tang: and bound to Tang at TANG_URL with Clevis (token 0, keyslot 1)
+        if [[ $recipe == luks-tang ]] && ! command -v clevis >/dev/null; then
+                echo "mkdisk: luks-tang needs clevis and clevis-luks on the host (tools/packages)" >&2
+                exit 1
+        fi
         stage "UUID=$LUKS_FS_UUID / ext4 defaults 0 1"
         printf '%s' "$LUKS_PASSPHRASE" > "$work/passphrase"
         mkluks "$work/1.img" "$LUKS_UUID" "$LUKS_FS_UUID" "$work/passphrase" \
                 --pbkdf argon2id --pbkdf-memory 32768 --pbkdf-parallel 1 --pbkdf-force-iterations 4
+        if [[ $recipe == luks-tang ]]; then
+                # No server: the advertisement is given, so clevis-encrypt-tang fetches nothing (and
+                # -y trusts its keys). clevis adds its own random key in a new keyslot (pbkdf2) and
+                # the JWE that recovers it as a LUKS2 token; no device-mapper is needed.
+                clevis luks bind -y -k "$work/passphrase" -d "$work/1.img" tang \
+                        "{\"url\":\"$TANG_URL\",\"adv\":\"$TANG_ADV\"}" </dev/null
+                cryptsetup token export --token-id 0 "$work/1.img" | jose fmt -j- -Og type -q clevis -EUU \
+                        -Og jwe -Og protected -Su- | jose b64 dec -i- | jose fmt -j- -Og clevis -Og tang -Og url -q \
+                        "$TANG_URL" -EUU || { echo "mkdisk: luks-tang: no clevis token for $TANG_URL" >&2; exit 1; }
+        fi
         rm "$work/passphrase"
         ;;
 luks-keyfile)   # the same, unlocked by the key file test/vm/luks-test.key, pbkdf2
