@@ -107,12 +107,6 @@ static const char tang_dropin[] =
         "Wants=network-online.target\n"
         "After=network-online.target\n";
 
-static bool tree_has(Manifest *m, const char *path) {
-        _cleanup_free_ char *p = NULL;
-
-        return path_in_root(m->root, path, false, &p) >= 0 && access(p, F_OK) >= 0;
-}
-
 /* libtss2-tctildr dlopen()s the device TCTI by a name it builds (TPM2TOOLS_TCTI=device:...), so no
  * ELF file names it: found from the library path of tpm2-tools. */
 static int add_tpm2_tcti(Manifest *m) {
@@ -153,7 +147,7 @@ int plan_clevis(Manifest *m, const BuildConfig *c, const Probe *p) {
         assert(c);
         assert(p);
 
-        if (!tree_has(m, CLEVIS_ASKPASS) || !tree_has(m, UNITDIR "/" CLEVIS_ASKPASS_PATH_UNIT)) {
+        if (!plan_tree_has(m, CLEVIS_ASKPASS, F_OK) || !plan_tree_has(m, UNITDIR "/" CLEVIS_ASKPASS_PATH_UNIT, F_OK)) {
                 log_debug("No clevis-systemd (%s and %s) in the tree: no Clevis unlocking.", CLEVIS_ASKPASS,
                           CLEVIS_ASKPASS_PATH_UNIT);
                 return 0;
@@ -183,7 +177,7 @@ int plan_clevis(Manifest *m, const BuildConfig *c, const Probe *p) {
         if (r < 0)
                 return r;
 
-        if (tree_has(m, CLEVIS_TANG_PIN)) {
+        if (plan_tree_has(m, CLEVIS_TANG_PIN, F_OK)) {
                 r = plan_add_items(m, tang_items, ELEMENTSOF(tang_items));
                 if (r < 0)
                         return r;
@@ -194,7 +188,7 @@ int plan_clevis(Manifest *m, const BuildConfig *c, const Probe *p) {
         } else
                 log_debug("No %s in the tree: no Tang unlocking.", CLEVIS_TANG_PIN);
 
-        if (tree_has(m, CLEVIS_TPM2_PIN)) {
+        if (plan_tree_has(m, CLEVIS_TPM2_PIN, F_OK)) {
                 r = plan_add_items(m, tpm2_items, ELEMENTSOF(tpm2_items));
                 if (r < 0)
                         return r;

@@ -61,12 +61,6 @@ static bool host_needs(const HostStack *host, NetRootKind k) {
         return k == NETROOT_NFS ? host->nfs : k == NETROOT_NBD ? host->nbd : host->iscsi;
 }
 
-static bool tree_has(Manifest *m, const char *path) {
-        _cleanup_free_ char *p = NULL;
-
-        return path_in_root(m->root, path, false, &p) >= 0 && access(p, X_OK) >= 0;
-}
-
 static int add_netroot(Manifest *m, const NetRoot *n, const char *why) {
         int r;
 
@@ -96,13 +90,13 @@ int plan_netroot(Manifest *m, const BuildConfig *c, const Probe *p) {
                                 return log_error_errno(SYNTHETIC_ERRNO(EINVAL), "Host-only: this host's root is on %s, "
                                                        "which needs the network, and Network=no (--network=no) "
                                                        "leaves it out.", n->name);
-                        if (!tree_has(m, n->tool))
+                        if (!plan_tree_has(m, n->tool, X_OK))
                                 return log_error_errno(SYNTHETIC_ERRNO(ENOENT), "Host-only: this host's root is on %s, "
                                                        "which needs %s%s, which is not there (Debian package %s).",
                                                        n->name, streq(m->root, "/") ? "" : m->root, n->tool, n->package);
                         why = strjoin("the host's root on ", n->name);
                 } else {
-                        if (!tree_has(m, n->tool)) {
+                        if (!plan_tree_has(m, n->tool, X_OK)) {
                                 log_debug("No %s in the tree (Debian package %s): no %s roots.", n->tool, n->package, n->name);
                                 continue;
                         }

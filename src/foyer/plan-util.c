@@ -6,6 +6,7 @@
 #include <assert.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "log.h"
 #include "path-util.h"
@@ -186,4 +187,13 @@ int plan_add_unit_wanted(Manifest *m, const char *name, const char *target, cons
         if (r < 0)
                 return log_error_errno(r, "Failed to add %s: %m", link);
         return 0;
+}
+
+bool plan_tree_has(Manifest *m, const char *path, int mode) {
+        _cleanup_free_ char *p = NULL;
+
+        assert(m);
+        assert(path);
+
+        return path_in_root(m->root, path, false, &p) >= 0 && access(p, mode) >= 0;
 }

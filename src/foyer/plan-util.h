@@ -24,6 +24,10 @@ typedef struct Item {
 #define UNITDIR "/usr/lib/systemd/system"
 #define RULESDIR "/usr/lib/udev/rules.d"
 
+/* Whether the tree has path (its symlinks followed inside the tree) and access(2) grants mode on it:
+ * F_OK for a file, X_OK for a program. */
+bool plan_tree_has(Manifest *m, const char *path, int mode);
+
 /* Adds a path of the source tree (and what its symlinks point to); a missing NEED_REQUIRED path
  * fails the build naming it and why it is needed. */
 int plan_add_item(Manifest *m, const char *path, Need need, const char *why);
