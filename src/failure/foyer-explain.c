@@ -2,7 +2,9 @@
 
 /* foyer-explain: run by foyer-failure-report.service when the initrd gives up (emergency.target), it
  * says on the console and in the journal why: a root or /usr device that never appeared (with the
- * devices that did), and each failed unit (fsck, unlock, mount, other) with where to read more; then
+ * devices that did), a network that did not come up for a network root (with each link's state), and
+ * each failed unit (fsck, unlock, mount, an NFS or NBD root with its client's words, other) with where
+ * to read more; then
  * the boot timeline so far (src/timeline), which it also leaves in FOYER_TIMELINE_PATH. */
 
 #include <dirent.h>
@@ -18,6 +20,7 @@
 #include "path-util.h"
 #include "foyer-contract.h"
 #include "log.h"
+#include "netroot-explain.h"
 #include "parse-util.h"
 #include "strv.h"
 #include "timeline-collect.h"
@@ -29,6 +32,9 @@ typedef struct Target {
 
 /* How much of a failed file system check's log the report quotes. */
 #define FSCK_LOG_LINES 6
+/* ... and of mount.nfs's or nbd-client's: their verdict is the last line or two. */
+#define NETROOT_LOG_LINES 4
+#define WAIT_ONLINE_SERVICE "systemd-networkd-wait-online.service"
 
 static const Target targets[] = {
         { "root", "root", "sysroot.mount" },
@@ -43,6 +49,16 @@ typedef struct VerityError {
         char *what;     /* what the kernel said: "data block 0 is corrupted" */
 } VerityError;
 
+/* The network root of the kernel command line, read as the generators read it (netroot.h). */
+typedef struct Netroot {
+        NetrootKind kind;       /* NETROOT_NONE: not a network root */
+        char *given;            /* "root=nfs4:…" or "netroot=nbd:…", as written */
+        bool is_root;           /* root= itself is the network root: there is no device to wait for */
+        bool parsed;            /* nfs or nbd below holds the parsed spec */
+        NfsRoot nfs;
+        NbdRoot nbd;
+} Netroot;
+
 /* What one run has found out; the device list is made only when a device is missing. */
 typedef struct Context {
         char **failed_units;    /* systemctl's list, without foyer-failure-report.service */
@@ -52,6 +68,8 @@ typedef struct Context {
         bool devices_listed;
         VerityError *verity;    /* read from the kernel's log before anything is explained */
         size_t n_verity;
+        Netroot netroot;
+        bool network_down;      /* the block for a network that did not come up was written */
         unsigned n_explained;
 } Context;
 
@@ -198,6 +216,9 @@ static int explain_missing_devices(Context *c) {
                 _cleanup_free_ char *given = NULL, *path = NULL, *vanished = NULL;
                 const char *source = NULL;
 
+                /* root=/dev/nfs, root=nbd:…: no device of that name is waited for. */
+                if (c->netroot.is_root && streq(targets[i].key, "root"))
+                        continue;
                 r = find_spec(&targets[i], &given, &source, &path);
                 if (r <= 0)
                         continue;
@@ -360,6 +381,136 @@ static int list_failed_units(Context *c) {
         return 0;
 }
 
+/* The network root on the command line, if any: root= first, then netroot= (as
+ * foyer-netroot-generator reads them), parsed with the generator's parsers so that the report names
+ * the same server and export as the units. */
+static int read_netroot(Context *c) {
+        _cleanup_free_ char *root = NULL, *netroot = NULL, *nfsroot = NULL, *rootfstype = NULL;
+        Netroot *n = &c->netroot;
+        const char *error = NULL;
+        int r;
+
+        if (cmdline_get_key("root", 0, &root) < 0 || cmdline_get_key("netroot", 0, &netroot) < 0 ||
+            cmdline_get_key("nfsroot", 0, &nfsroot) < 0 || cmdline_get_key("rootfstype", 0, &rootfstype) < 0)
+                return log_oom();
+        n->kind = netroot_kind_of_root(root);
+        if (n->kind != NETROOT_NONE) {
+                n->is_root = true;
+                n->given = strjoin("root=", root);
+        } else if (netroot && (n->kind = netroot_kind_of_netroot(netroot)) != NETROOT_NONE)
+                n->given = strjoin("netroot=", netroot);
+        else
+                return 0;
+        if (!n->given)
+                return log_oom();
+        if (n->kind == NETROOT_NFS)
+                r = nfs_root_parse(root, nfsroot, rootfstype, &n->nfs, &error);
+        else if (n->kind == NETROOT_NBD)
+                r = nbd_root_parse(n->is_root ? root : netroot, &n->nbd, &error);
+        else
+                return 0;
+        if (r == -ENOMEM)
+                return log_oom();
+        /* The generator refused it and said why; the report still says the network did not come up. */
+        n->parsed = r >= 0;
+        return 0;
+}
+
+static void netroot_done(Netroot *n) {
+        free(n->given);
+        if (n->kind == NETROOT_NFS)
+                nfs_root_done(&n->nfs);
+        else if (n->kind == NETROOT_NBD)
+                nbd_root_done(&n->nbd);
+}
+
+/* Whether the unit that brings the network root failed: its mount (NFS) or its client service (NBD). */
+static bool netroot_unit_failed(const Context *c) {
+        return strv_contains(c->failed_units, c->netroot.kind == NETROOT_NBD ? FOYER_NBD_ROOT_SERVICE : "sysroot.mount");
+}
+
+/* For a network root: if systemd-networkd-wait-online failed, or the root's unit failed and no link is
+ * up, one block saying the network did not come up, with each link's state. First, since it is the
+ * cause of the rest. wait-online is taken out of the failed units then, not to be named twice. */
+static int explain_network(Context *c) {
+        _cleanup_free_ char *result = NULL;
+        NetLink *links = NULL;
+        size_t n = 0;
+        bool wait_failed, any_up = false;
+        int r;
+
+        if (c->netroot.kind == NETROOT_NONE || !c->failed_units_known)
+                return 0;
+        wait_failed = strv_contains(c->failed_units, WAIT_ONLINE_SERVICE);
+        if (!wait_failed && !netroot_unit_failed(c))
+                return 0;
+        r = net_links_list("/sys/class/net", "/run/systemd/netif", &links, &n);
+        if (r == -ENOMEM)
+                return log_oom();
+        if (r < 0)
+                log_warning_errno(r, "Failed to list the network links: %m");
+        for (size_t i = 0; i < n; i++)
+                any_up = any_up || net_link_is_up(&links[i]);
+        if (!wait_failed && any_up) {
+                net_links_free(links, n);
+                return 0;
+        }
+        if (wait_failed)
+                (void) unit_get_property(WAIT_ONLINE_SERVICE, "Result", &result);
+        r = explain_no_network(stdout, wait_failed ? WAIT_ONLINE_SERVICE : NULL, result, c->netroot.given, links, n);
+        net_links_free(links, n);
+        if (r < 0)
+                return log_error_errno(r, "Failed to write the message: %m");
+        if (wait_failed) {
+                char **l = c->failed_units, **w = l;
+
+                /* Drop it from the list, in place. */
+                for (; *l; l++)
+                        if (streq(*l, WAIT_ONLINE_SERVICE))
+                                free(*l);
+                        else
+                                *w++ = *l;
+                *w = NULL;
+        }
+        c->network_down = true;
+        c->n_explained++;
+        return 0;
+}
+
+/* The block for a network root's failed unit, in place of the generic one; 0 if unit is not its unit
+ * (or the spec could not be parsed: the generic block then), 1 if written. */
+static int explain_netroot_unit(Context *c, const char *unit) {
+        const Netroot *n = &c->netroot;
+        _cleanup_free_ char *result = NULL;
+        _cleanup_strv_free_ char **log = NULL;
+        NetrootFailure f = { .kind = n->kind, .given = n->given, .unit = unit, .network_down = c->network_down };
+        int r;
+
+        if (!n->parsed)
+                return 0;
+        if (n->kind == NETROOT_NFS && n->is_root && streq(unit, "sysroot.mount")) {
+                f.server = n->nfs.server;
+                f.export = n->nfs.path;
+                f.options = n->nfs.options;
+        } else if (n->kind == NETROOT_NBD && streq(unit, FOYER_NBD_ROOT_SERVICE)) {
+                f.server = n->nbd.server;
+                f.port = n->nbd.port;
+                f.export = n->nbd.export;
+        } else
+                return 0;
+        (void) unit_get_property(unit, "Result", &result);
+        f.result = result;
+        /* mount.nfs's or nbd-client's own words: the server's refusal, or the connection's error. */
+        r = unit_log_tail(unit, NETROOT_LOG_LINES, &log);
+        if (r < 0)
+                log_debug_errno(r, "Failed to read the log of %s, not quoting it: %m", unit);
+        r = explain_netroot_failure(stdout, &f, log);
+        if (r < 0)
+                return log_error_errno(r, "Failed to write the message: %m");
+        c->n_explained++;
+        return 1;
+}
+
 static int explain_failed_units(Context *c) {
         int r;
 
@@ -368,6 +519,11 @@ static int explain_failed_units(Context *c) {
                 _cleanup_free_ char *result = NULL, *what = NULL;
                 _cleanup_strv_free_ char **log = NULL;
 
+                r = explain_netroot_unit(c, *u);
+                if (r < 0)
+                        return r;
+                if (r > 0)
+                        continue;
                 (void) unit_get_property(*u, "Result", &result);
                 if (kind == FAILURE_MOUNT)
                         (void) unit_get_property(*u, "What", &what);
@@ -430,6 +586,11 @@ int main(int argc, char *argv[]) {
         r = list_failed_units(&c);
         r2 = collect_verity(&c);
         if (r2 >= 0)
+                r2 = read_netroot(&c);
+        /* The network first: without it a network root cannot be reached, whatever its unit says. */
+        if (r2 >= 0)
+                r2 = explain_network(&c);
+        if (r2 >= 0)
                 r2 = explain_missing_devices(&c);
         /* Before the failed units: a mount that failed on corrupted blocks is explained by this. */
         if (r2 >= 0)
@@ -446,6 +607,7 @@ int main(int argc, char *argv[]) {
 
         block_devices_free(c.devices, c.n_devices);
         verity_errors_free(c.verity, c.n_verity);
+        netroot_done(&c.netroot);
         strv_free(c.failed_units);
         return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -9,6 +9,7 @@
 
 #include "../unit/tests.h"
 #include "explain.h"
+#include "netroot-explain.h"
 #include "fileio.h"
 #include "strv.h"
 
@@ -620,6 +621,265 @@ TEST(explain_corrupted_device) {
                      "  longer will not help.\n"
                      "  Details: journalctl -b -u sysusr-usr.mount; systemctl status sysusr-usr.mount\n");
         ASSERT_TRUE(!strstr(text, "too late"));
+}
+
+/* What journalctl -o cat prints for a failed sysroot.mount of an NFS root, as mount.nfs words it. */
+#define NFS_LOG_MISSING "mount.nfs4: mounting 10.0.2.2:/srv/missing failed, reason given by server: No such file or directory\n"
+#define NFS_LOG_DENIED  "mount.nfs: access denied by server while mounting 10.0.2.2:/missing\n"
+#define NBD_LOG_REFUSED "Warning: the oldstyle protocol is no longer supported.\n" \
+                        "Error: Socket failed: Connection refused\n" \
+                        "Exiting.\n"
+
+TEST(netroot_cause_of_line) {
+        ASSERT_EQ(netroot_cause_of_line("mount.nfs4: mounting 10.0.2.2:/srv/missing failed, reason given by server: No such file or directory"),
+                  NETROOT_CAUSE_EXPORT);
+        ASSERT_EQ(netroot_cause_of_line("mount.nfs: access denied by server while mounting 10.0.2.2:/missing"), NETROOT_CAUSE_EXPORT);
+        ASSERT_EQ(netroot_cause_of_line("mount.nfs4: Connection refused"), NETROOT_CAUSE_REFUSED);
+        ASSERT_EQ(netroot_cause_of_line("mount.nfs4: Connection timed out"), NETROOT_CAUSE_UNREACHABLE);
+        ASSERT_EQ(netroot_cause_of_line("mount.nfs: No route to host"), NETROOT_CAUSE_UNREACHABLE);
+        ASSERT_EQ(netroot_cause_of_line("mount.nfs4: Network is unreachable"), NETROOT_CAUSE_NO_NETWORK);
+        ASSERT_EQ(netroot_cause_of_line("mount.nfs: requested NFS version or transport protocol is not supported"),
+                  NETROOT_CAUSE_VERSION);
+        ASSERT_EQ(netroot_cause_of_line("Error: Export not found"), NETROOT_CAUSE_EXPORT);
+        ASSERT_EQ(netroot_cause_of_line("Error: Socket failed: Connection refused"), NETROOT_CAUSE_REFUSED);
+        ASSERT_EQ(netroot_cause_of_line("Exiting."), NETROOT_CAUSE_UNKNOWN);
+        ASSERT_EQ(netroot_cause_of_line(""), NETROOT_CAUSE_UNKNOWN);
+        ASSERT_EQ(netroot_cause_of_line(NULL), NETROOT_CAUSE_UNKNOWN);
+}
+
+TEST(netroot_cause_of_log) {
+        _cleanup_strv_free_ char **nbd = NULL, **retried = NULL, **none = NULL;
+        size_t line = 99;
+
+        ASSERT_OK(log_tail_parse(NBD_LOG_REFUSED, 4, &nbd));
+        ASSERT_EQ(netroot_cause_of_log(nbd, &line), NETROOT_CAUSE_REFUSED);
+        ASSERT_EQ(line, 1);
+        /* The last word counts: a timeout retried until the server refused. */
+        ASSERT_OK(log_tail_parse("mount.nfs4: Connection timed out\nmount.nfs4: Connection refused\n", 4, &retried));
+        ASSERT_EQ(netroot_cause_of_log(retried, &line), NETROOT_CAUSE_REFUSED);
+        ASSERT_EQ(line, 1);
+        ASSERT_OK(log_tail_parse("", 4, &none));
+        ASSERT_EQ(netroot_cause_of_log(none, &line), NETROOT_CAUSE_UNKNOWN);
+        ASSERT_EQ(line, 0);
+        ASSERT_EQ(netroot_cause_of_log(NULL, NULL), NETROOT_CAUSE_UNKNOWN);
+}
+
+static void write_nfs_missing(FILE *f) {
+        _cleanup_strv_free_ char **log = NULL;
+
+        ASSERT_OK(log_tail_parse(NFS_LOG_MISSING, 4, &log));
+        ASSERT_OK(explain_netroot_failure(f, &(NetrootFailure) { .kind = NETROOT_NFS,
+                                                                 .given = "root=nfs4:10.0.2.2:/srv/missing:port=2049",
+                                                                 .server = "10.0.2.2", .export = "/srv/missing",
+                                                                 .options = "port=2049", .unit = "sysroot.mount",
+                                                                 .result = "exit-code" }, log));
+}
+
+TEST(explain_netroot_nfs_missing_export) {
+        _cleanup_free_ char *text = memstream_text(write_nfs_missing);
+
+        ASSERT_STREQ(text,
+                     "The root is on NFS and mounting it failed: sysroot.mount (10.0.2.2:/srv/missing, result: exit-code)\n"
+                     "  Server: 10.0.2.2, export: /srv/missing, options: port=2049 (root=nfs4:10.0.2.2:/srv/missing:port=2049, kernel command line)\n"
+                     "  mount.nfs said (the last 1 line of sysroot.mount's log):\n"
+                     "    mount.nfs4: mounting 10.0.2.2:/srv/missing failed, reason given by server: No such file or directory\n"
+                     "  The server answered and refused the export: /srv/missing does not exist there, or is not\n"
+                     "  exported to this machine. Check the path in root= against the server's exports\n"
+                     "  (exportfs -v on the server, or its nfs-ganesha EXPORT blocks).\n"
+                     "  Details: journalctl -b -u sysroot.mount; systemctl status sysroot.mount\n");
+}
+
+static void write_nfs_other(FILE *f) {
+        _cleanup_strv_free_ char **denied = NULL, **refused = NULL, **unreachable = NULL;
+        NetrootFailure n = { .kind = NETROOT_NFS, .given = "root=/dev/nfs", .server = "server\x1b[2J", .export = "/missing",
+                             .unit = "sysroot.mount" };
+
+        ASSERT_OK(log_tail_parse(NFS_LOG_DENIED, 4, &denied));
+        ASSERT_OK(explain_netroot_failure(f, &n, denied));
+        ASSERT_OK(log_tail_parse("mount.nfs4: Connection refused\n", 4, &refused));
+        ASSERT_OK(explain_netroot_failure(f, &n, refused));
+        ASSERT_OK(log_tail_parse("mount.nfs4: Network is unreachable\n", 4, &unreachable));
+        n.network_down = true;
+        ASSERT_OK(explain_netroot_failure(f, &n, unreachable));
+        /* Stopped by systemd while mount.nfs retried: nothing logged. */
+        n.network_down = false;
+        n.result = "timeout";
+        ASSERT_OK(explain_netroot_failure(f, &n, NULL));
+}
+
+TEST(explain_netroot_nfs_causes) {
+        _cleanup_free_ char *text = memstream_text(write_nfs_other);
+
+        /* The server's name comes from the command line: escaped. */
+        ASSERT_TRUE(strstr(text, "The root is on NFS and mounting it failed: sysroot.mount (server\\x1b[2J:/missing)\n"
+                                 "  Server: server\\x1b[2J, export: /missing (root=/dev/nfs, kernel command line)\n"
+                                 "  mount.nfs said (the last 1 line of sysroot.mount's log):\n"
+                                 "    mount.nfs: access denied by server while mounting 10.0.2.2:/missing\n"
+                                 "  The server answered and refused the export: /missing does not exist there, or is not\n"
+                                 "  exported to this machine. Check the path in root= against"));
+        ASSERT_TRUE(strstr(text, "    mount.nfs4: Connection refused\n"
+                                 "  The server's address answered, but nothing listens on the NFS port: the NFS server is\n"
+                                 "  not running there, or the port in root= is not its port.\n"));
+        ASSERT_TRUE(strstr(text, "    mount.nfs4: Network is unreachable\n"
+                                 "  This machine had no address or route to reach the server from: the network did\n"
+                                 "  not come up (above).\n"));
+        ASSERT_TRUE(strstr(text, "sysroot.mount (server\\x1b[2J:/missing, result: timeout)\n"
+                                 "  Server: server\\x1b[2J, export: /missing (root=/dev/nfs, kernel command line)\n"
+                                 "  mount.nfs logged nothing.\n"
+                                 "  No answer came before the time limit ran out: the server is unreachable, or\n"
+                                 "  does not answer on its port (mount.nfs retries until it is stopped).\n"
+                                 "  Details: journalctl -b -u sysroot.mount; systemctl status sysroot.mount\n"));
+        ASSERT_TRUE(!strstr(text, "\x1b"));
+}
+
+static void write_nbd(FILE *f) {
+        _cleanup_strv_free_ char **refused = NULL, **missing = NULL;
+        NetrootFailure n = { .kind = NETROOT_NBD, .given = "root=nbd:10.0.2.2:10809|root", .server = "10.0.2.2",
+                             .port = "10809", .export = "root", .unit = "foyer-nbd-root.service", .result = "exit-code" };
+
+        ASSERT_OK(log_tail_parse(NBD_LOG_REFUSED, 4, &refused));
+        ASSERT_OK(explain_netroot_failure(f, &n, refused));
+        ASSERT_OK(log_tail_parse("Negotiation: ..\nError: Export not found\nExiting.\n", 4, &missing));
+        n.given = "netroot=nbd:10.0.2.2:10809";
+        n.export = NULL;
+        ASSERT_OK(explain_netroot_failure(f, &n, missing));
+}
+
+TEST(explain_netroot_nbd) {
+        _cleanup_free_ char *text = memstream_text(write_nbd);
+
+        ASSERT_STREQ(text,
+                     "The root is on NBD and connecting to it failed: foyer-nbd-root.service (10.0.2.2:10809, result: exit-code)\n"
+                     "  Server: 10.0.2.2, port: 10809, export: root (root=nbd:10.0.2.2:10809|root, kernel command line)\n"
+                     "  nbd-client said (the last 3 lines of foyer-nbd-root.service's log):\n"
+                     "    Warning: the oldstyle protocol is no longer supported.\n"
+                     "    Error: Socket failed: Connection refused\n"
+                     "    Exiting.\n"
+                     "  The server's address answered, but nothing listens on the NBD port: the NBD server is\n"
+                     "  not running there, or the port in root= is not its port.\n"
+                     "  Details: journalctl -b -u foyer-nbd-root.service; systemctl status foyer-nbd-root.service\n"
+                     "The root is on NBD and connecting to it failed: foyer-nbd-root.service (10.0.2.2:10809, result: exit-code)\n"
+                     "  Server: 10.0.2.2, port: 10809, export: the server's default (netroot=nbd:10.0.2.2:10809, kernel command line)\n"
+                     "  nbd-client said (the last 3 lines of foyer-nbd-root.service's log):\n"
+                     "    Negotiation: ..\n"
+                     "    Error: Export not found\n"
+                     "    Exiting.\n"
+                     "  The server answered and has no default export. Check the name in netroot=\n"
+                     "  against the server's exports (nbd-client -l SERVER lists them).\n"
+                     "  Details: journalctl -b -u foyer-nbd-root.service; systemctl status foyer-nbd-root.service\n");
+}
+
+/* systemd-networkd's state of a link DHCP got no answer on (systemd 257's link_save()), and of one
+ * with a lease. */
+#define LINK_NO_LEASE "# This is private data. Do not parse.\n" \
+                      "ADMIN_STATE=configuring\n" \
+                      "OPER_STATE=degraded\n" \
+                      "CARRIER_STATE=carrier\n" \
+                      "ADDRESS_STATE=degraded\n" \
+                      "IPV4_ADDRESS_STATE=off\n" \
+                      "IPV6_ADDRESS_STATE=degraded\n" \
+                      "ONLINE_STATE=offline\n" \
+                      "NETWORK_FILE=/usr/lib/systemd/network/99-foyer-default.network\n" \
+                      "REQUIRED_FOR_ONLINE=yes\n"
+#define LINK_LEASED "ADMIN_STATE=configured\n" \
+                    "OPER_STATE=routable\n" \
+                    "ONLINE_STATE=online\n" \
+                    "DHCP_LEASE=/run/systemd/netif/leases/3\n"
+#define LEASE "# This is private data. Do not parse.\n" \
+              "ADDRESS=10.0.2.15\n" \
+              "NETMASK=255.255.255.0\n" \
+              "ROUTER=10.0.2.2\n" \
+              "SERVER_ADDRESS=10.0.2.2\n"
+
+TEST(net_link_state_parse) {
+        _cleanup_(net_link_done) NetLink a = {}, b = {}, c = {};
+        _cleanup_free_ char *address = NULL, *none = NULL;
+
+        ASSERT_OK(net_link_state_parse(LINK_NO_LEASE, &a));
+        ASSERT_STREQ(a.admin_state, "configuring");
+        ASSERT_STREQ(a.oper_state, "degraded");
+        ASSERT_TRUE(!a.has_lease);
+        ASSERT_TRUE(!net_link_is_up(&a));
+        ASSERT_OK(net_link_state_parse(LINK_LEASED, &b));
+        ASSERT_TRUE(b.has_lease);
+        ASSERT_TRUE(net_link_is_up(&b));
+        /* No newline at the end, a key without '=', an empty lease and an escape in a value. */
+        ASSERT_OK(net_link_state_parse("ADMIN_STATE\nDHCP_LEASE=\nOPER_STATE=off\x1b", &c));
+        ASSERT_TRUE(!c.admin_state);
+        ASSERT_TRUE(!c.has_lease);
+        ASSERT_STREQ(c.oper_state, "off\\x1b");
+
+        ASSERT_OK(net_lease_address_parse(LEASE, &address));
+        ASSERT_STREQ(address, "10.0.2.15");
+        ASSERT_OK(net_lease_address_parse("NETMASK=255.0.0.0\n", &none));
+        ASSERT_TRUE(!none);
+}
+
+static void write_file(const char *dir, const char *name, const char *text) {
+        _cleanup_free_ char *path = strjoin(dir, "/", name);
+
+        ASSERT_TRUE(path);
+        ASSERT_OK(mkdir_parents(path, 0755));
+        ASSERT_OK(write_string_file_atomic(path, text));
+}
+
+static NetLink *test_links;
+static size_t n_test_links;
+
+static void write_no_network(FILE *f) {
+        ASSERT_OK(explain_no_network(f, "systemd-networkd-wait-online.service", "exit-code",
+                                     "root=nfs4:10.0.2.2:/srv/root", test_links, n_test_links));
+        ASSERT_OK(explain_no_network(f, NULL, NULL, "root=nbd:10.0.2.2:10809", NULL, 0));
+}
+
+TEST(net_links_list) {
+        _cleanup_free_ char *sys = NULL, *netif = NULL, *text = NULL;
+
+        make_image();   /* makes tmpdir */
+        sys = strjoin(tmpdir, "/sys/class/net");
+        netif = strjoin(tmpdir, "/run/systemd/netif");
+        ASSERT_TRUE(sys && netif);
+        write_file(sys, "lo/ifindex", "1\n");
+        write_file(sys, "enp0s2/ifindex", "2\n");
+        write_file(sys, "enp0s3/ifindex", "3\n");
+        write_file(sys, "enp0s4/ifindex", "4\n");
+        write_file(sys, "wlan0/ifindex", "garbage\n");
+        write_file(netif, "links/2", LINK_NO_LEASE);
+        write_file(netif, "links/3", LINK_LEASED);
+        write_file(netif, "leases/3", LEASE);
+        write_file(netif, "links/4", "ADMIN_STATE=configuring\nOPER_STATE=no-carrier\n");
+
+        ASSERT_OK(net_links_list(sys, netif, &test_links, &n_test_links));
+        ASSERT_EQ(n_test_links, 4);
+        ASSERT_STREQ(test_links[0].name, "enp0s2");
+        ASSERT_EQ(test_links[0].ifindex, 2);
+        ASSERT_STREQ(test_links[1].name, "enp0s3");
+        ASSERT_STREQ(test_links[1].address, "10.0.2.15");
+        ASSERT_STREQ(test_links[3].name, "wlan0");
+        ASSERT_EQ(test_links[3].ifindex, 0);
+        ASSERT_TRUE(!test_links[3].admin_state);
+
+        text = memstream_text(write_no_network);
+        ASSERT_STREQ(text,
+                     "The network did not come up for the network root: systemd-networkd-wait-online.service (result: exit-code)\n"
+                     "  The root is on the network (root=nfs4:10.0.2.2:/srv/root, kernel command line), and no link got an address\n"
+                     "  to reach its server from.\n"
+                     "  Network links (4; systemd-networkd's state):\n"
+                     "    enp0s2  degraded, configuring: no DHCP lease: no DHCP server answered on this link\n"
+                     "    enp0s3  routable, configured, address 10.0.2.15: configured\n"
+                     "    enp0s4  no-carrier, configuring: no carrier: no cable, or nothing at the other end\n"
+                     "    wlan0  -, -: systemd-networkd has no state for it (not running, or it never saw the link)\n"
+                     "  No DHCP lease means no DHCP server answered: check the network the link is on, or\n"
+                     "  give a static address with ip= on the kernel command line.\n"
+                     "  Details: journalctl -b -u systemd-networkd.service -u systemd-networkd-wait-online.service; networkctl list\n"
+                     "The network did not come up for the network root: no link is configured\n"
+                     "  The root is on the network (root=nbd:10.0.2.2:10809, kernel command line), and no link got an address\n"
+                     "  to reach its server from.\n"
+                     "  Network links: none but the loopback: the network card's driver is missing\n"
+                     "  (foyer build --add-module MODULE), or the machine has no network card.\n"
+                     "  Details: journalctl -b -u systemd-networkd.service -u systemd-networkd-wait-online.service; networkctl list\n");
+        net_links_free(test_links, n_test_links);
+        ASSERT_EQ(net_links_list("/nonexistent/foyer-no-sys", netif, &test_links, &n_test_links), -ENOENT);
 }
 
 TEST_MAIN();

@@ -133,9 +133,9 @@ echo "figures: $scenarios scenarios, constants checked"
 echo "== the docs name no path of the build machine"
 # An absolute path of two or more components must be one the product or its tests use (in the
 # image, on the installed system, or a cache the test tools document; /kernel/x86/microcode is the
-# early microcode archive's), or an obvious placeholder;
+# early microcode archive's; /srv/... the exports of the NFS test server), or an obvious placeholder;
 # /work/..., /tmp/XYZ, /home/USER/... of the machine the docs were written on are not.
-allowed='^/(usr|etc|boot|run|sys|proc|dev|sysroot|sysusr|bin|sbin|lib|lib64|efi|loader|kernel|\.extra|\.\.\.)/|^/root/\.ssh|^/var/(cache/foyer-trees|cache/foyer-mkosi|lib/foyer|log/journal|log/apt|log/dpkg\.log|tmp)(/|$)|^/path/to/'
+allowed='^/(usr|etc|boot|run|sys|proc|dev|sysroot|sysusr|srv|bin|sbin|lib|lib64|efi|loader|kernel|\.extra|\.\.\.)/|^/root/\.ssh|^/var/(cache/foyer-trees|cache/foyer-mkosi|lib/foyer|log/journal|log/apt|log/dpkg\.log|tmp)(/|$)|^/path/to/'
 bad=
 while IFS=: read -r file line path; do
         path=/${path#*/}
