@@ -59,6 +59,11 @@ NFS_CORE_PARAM {
 NFSV4 {
         # No grace period: there is no earlier instance whose clients would reclaim locks.
         Graceless = true;
+        # Owners as numbers ("0", not "root@domain"): the kernel's client takes them as they are
+        # (nfs4_disable_idmapping, its default with sec=sys). A name would need the idmapper upcall,
+        # which the initrd does not have (every file would be nobody's) and which, once the root is
+        # the NFS root, runs request-key from that same root.
+        Only_Numeric_Owners = true;
 }
 EXPORT {
         Export_Id = 1;
