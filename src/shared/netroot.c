@@ -441,6 +441,7 @@ int iscsi_root_parse(const char *spec, IscsiRoot *ret, const char **ret_error) {
         _cleanup_free_ char *rest = NULL;
         const char *v, *at, *e;
         size_t k, i = 0;
+        unsigned colons = 0;
         ssize_t t;
         int r;
 
@@ -452,12 +453,16 @@ int iscsi_root_parse(const char *spec, IscsiRoot *ret, const char **ret_error) {
                 return fail(ret_error, "not an iscsi: spec");
         if (!netroot_word_is_safe(v, NULL))
                 return fail(ret_error, "it holds a blank, a control character, a quote, a backslash, '%' or '$'");
+        /* dracut's check (parse-iscsiroot.sh): four ':' at least, and a last field. */
+        for (const char *p = v; *p; p++)
+                colons += *p == ':';
+        if (colons < 4 || endswith(v, ":"))
+                return fail(ret_error, "no target name given (iscsi:SERVER:[PROTOCOL]:[PORT]:[LUN]:TARGET)");
         /* USER:PASS[:RUSER:RPASS]@ when four ':' follow the first '@' (dracut's *@*:*:*:*:*); an empty
          * one lets a target name hold an '@' (iscsi:@SERVER::::iqn...:a@b). */
         at = strchr(v, '@');
         if (at) {
-                unsigned colons = 0;
-
+                colons = 0;
                 for (const char *p = at; *p; p++)
                         colons += *p == ':';
                 if (colons >= 4) {
