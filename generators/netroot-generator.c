@@ -7,7 +7,10 @@
  *     for root=SERVER:/PATH rootfstype=nfs4 (root-fstab.c's add_mount()), with dracut's options (ro
  *     unless rw, nolock for NFSv3);
  *   - NBD: root=nbd:SERVER:PORT[:FSTYPE[:OPTIONS[:NBDOPTS]]] or netroot=nbd:...: FOYER_NBD_ROOT_SERVICE
- *     connects FOYER_NBD_DEVICE with nbd-client, and sysroot.mount mounts it after that service.
+ *     connects FOYER_NBD_DEVICE with nbd-client, and sysroot.mount mounts it after that service;
+ *   - iSCSI: netroot=iscsi:[USER:PASS[:RUSER:RPASS]@]SERVER:[PROTOCOL]:[PORT]:[LUN]:TARGET (several: one
+ *     login each) with root=DEVICE, or root=iscsi:... (the LUN is the root): FOYER_ISCSI_ROOT_SERVICE_FORMAT
+ *     logs in with iscsistart, sysroot.mount requires the logins; rd.iscsi.initiator=, rd.iscsi.firmware.
  * Each mount (and the NBD service) wants and is ordered after network-online.target, which
  * foyer-network-generator makes mean a configured link. A spec that cannot be parsed, or holds a byte
  * that cannot go into a unit, is logged naming the parameter, and nothing is written for it. */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* dracut's network roots: which root=/netroot= values name one, and the parsers of the NFS and NBD
- * specs. Used by foyer-netroot-generator (which mounts them), foyer-network-generator (which brings
+/* dracut's network roots: which root=/netroot= values name one, and the parsers of the NFS, NBD and
+ * iSCSI specs. Used by foyer-netroot-generator (which mounts them), foyer-network-generator (which brings
  * the network up for them) and foyer-root-generator (which leaves them alone), so that the three
  * agree on every form. No logging: a bad spec gives -EINVAL and a static reason for the caller's one
  * log line. */
