@@ -7,12 +7,20 @@
  *     for root=SERVER:/PATH rootfstype=nfs4 (root-fstab.c's add_mount()), with dracut's options (ro
  *     unless rw, nolock for NFSv3);
  *   - NBD: root=nbd:SERVER:PORT[:FSTYPE[:OPTIONS[:NBDOPTS]]] or netroot=nbd:...: FOYER_NBD_ROOT_SERVICE
- *     connects FOYER_NBD_DEVICE with nbd-client, and sysroot.mount mounts it after that service.
+ *     connects FOYER_NBD_DEVICE with nbd-client, and sysroot.mount mounts it after that service;
+ *   - iSCSI: netroot=iscsi:[USER:PASS[:RUSER:RPASS]@]SERVER:[PROTOCOL]:[PORT]:[LUN]:TARGET (several: one
+ *     login each) with root=DEVICE, or root=iscsi:... (the LUN is the root): FOYER_ISCSI_ROOT_SERVICE_FORMAT
+ *     logs in with iscsistart, sysroot.mount requires the logins; rd.iscsi.initiator=, rd.iscsi.firmware.
  * Each mount (and the NBD service) wants and is ordered after network-online.target, which
  * foyer-network-generator makes mean a configured link. A spec that cannot be parsed, or holds a byte
  * that cannot go into a unit, is logged naming the parameter, and nothing is written for it. */
 
+#include <arpa/inet.h>
+#include <sys/stat.h>
+
 #include "cmdline.h"
+#include "fileio.h"
+#include "parse-util.h"
 #include "foyer-contract.h"
 #include "generator.h"
 #include "mount-options.h"
@@ -25,6 +33,9 @@
 
 static char *arg_root, *arg_netroot, *arg_nfsroot, *arg_rootfstype, *arg_rootflags;
 static int arg_rw = -1;
+static char **arg_iscsi;            /* every netroot=iscsi:..., in command-line order */
+static char *arg_iscsi_initiator;   /* rd.iscsi.initiator= */
+static bool arg_iscsi_firmware;     /* rd.iscsi.firmware, rd.iscsi.ibft */
 
 /* The one place that frees the arg_* state and sets it back to its defaults (run by generator_main()). */
 static void reset_args(void) {
@@ -35,9 +46,33 @@ static void reset_args(void) {
                 *all[i] = NULL;
         }
         arg_rw = -1;
+        arg_iscsi = strv_free(arg_iscsi);
+        free(arg_iscsi_initiator);
+        arg_iscsi_initiator = NULL;
+        arg_iscsi_firmware = false;
+}
+
+/* dracut's iSCSI parameters (and their old names); netroot= goes on to parse_cmdline_item() too. */
+static int parse_iscsi_item(const char *key, const char *value) {
+        int b;
+
+        if (streq(key, "netroot") && value && netroot_kind_of_netroot(value) == NETROOT_ISCSI)
+                return strv_extend(&arg_iscsi, value) < 0 ? log_oom() : 0;
+        if ((streq(key, "rd.iscsi.initiator") || streq(key, "iscsi_initiator")) && value)
+                return free_and_strdup(&arg_iscsi_initiator, value) < 0 ? log_oom() : 0;
+        if (streq(key, "rd.iscsi.firmware") || streq(key, "rd.iscsi.ibft") || streq(key, "iscsi_firmware")) {
+                b = value ? parse_boolean(value) : 1;
+                if (b < 0)
+                        log_warning("Failed to parse %s=%s, ignoring.", key, value);
+                else
+                        arg_iscsi_firmware = b;
+        }
+        return 0;
 }
 
 static int parse_cmdline_item(const char *key, const char *value, void *data) {
+        if (parse_iscsi_item(key, value) < 0)
+                return -ENOMEM;
         if (streq(key, "rw") && !value)
                 arg_rw = 1;
         else if (streq(key, "ro") && !value)
@@ -225,6 +260,278 @@ static int add_nbd_root(const char *dest, const char *key, const char *value) {
         return add_network_online_dropin(dest, "sysroot.mount", FOYER_NBD_ROOT_SERVICE);
 }
 
+/* The initiator name: rd.iscsi.initiator=, else the image's (a host-only image of an iSCSI root has the
+ * host's), else FOYER_ISCSI_GENERATED_INITIATOR. $FOYER_ISCSI_INITIATORNAME_FILE replaces the image's
+ * path in tests. Returns 0 with a new string, -EINVAL (logged) if rd.iscsi.initiator= cannot go into a
+ * command line, or -ENOMEM (logged). */
+static int iscsi_initiator(char **ret) {
+        const char *path = secure_getenv("FOYER_ISCSI_INITIATORNAME_FILE") ?: FOYER_ISCSI_INITIATORNAME;
+        _cleanup_free_ char *text = NULL;
+        char *name = NULL;
+        int r;
+
+        if (arg_iscsi_initiator) {
+                if (!netroot_word_is_safe(arg_iscsi_initiator, NULL) || arg_iscsi_initiator[0] == '-') {
+                        refuse("rd.iscsi.initiator", arg_iscsi_initiator,
+                               "not a name that can go into a command line (a blank, a control character, a quote, a backslash, '%' or '$', or a leading '-')");
+                        return -EINVAL;
+                }
+                name = strdup(arg_iscsi_initiator);
+                return name ? (*ret = name, 0) : log_oom();
+        }
+        r = read_full_file(path, &text, NULL);
+        if (r == -ENOMEM)
+                return log_oom();
+        if (r < 0 && r != -ENOENT)
+                log_warning_errno(r, "Failed to read %s, ignoring: %m", path);
+        /* "InitiatorName=NAME" on a line of its own; '#' starts a comment line. */
+        for (char *line = text, *next; line && *line; line = next) {
+                next = strchr(line, '\n');
+                if (next)
+                        *next++ = 0;
+                const char *v = startswith(line, "InitiatorName=");
+                if (v && !isempty(v)) {
+                        name = strdup(v);
+                        if (!name)
+                                return log_oom();
+                        if (!netroot_word_is_safe(name, NULL) || name[0] == '-') {
+                                log_warning("%s: the initiator name holds a byte that cannot go into a unit, ignoring it.", path);
+                                free(name);
+                                name = NULL;
+                        }
+                        break;
+                }
+        }
+        if (!name) {
+                log_debug("No rd.iscsi.initiator= and no name in %s: using %s.", path, FOYER_ISCSI_GENERATED_INITIATOR);
+                name = strdup(FOYER_ISCSI_GENERATED_INITIATOR);
+        }
+        return name ? (*ret = name, 0) : log_oom();
+}
+
+/* The CHAP credentials as the drop-in FOYER_ISCSI_CHAP_DROPIN of unit, mode 0600 before a secret is
+ * written: systemd reads it as root, nobody else can. The unit's ExecStart= names the variables. */
+static int write_iscsi_chap_dropin(const char *dest, const char *unit, const IscsiRoot *n) {
+        _cleanup_unit_file_ UnitFile *u = NULL;
+        _cleanup_free_ char *name = strjoin(unit, ".d/", FOYER_ISCSI_CHAP_DROPIN);
+        FILE *f;
+        int r;
+
+        if (!name)
+                return log_oom();
+        r = unit_file_open(dest, name, &u);
+        if (r < 0)
+                return log_error_errno(r, "Failed to create %s: %m", name);
+        f = unit_file_stream(u);
+        if (fchmod(fileno(f), 0600) < 0)
+                return log_error_errno(errno, "Failed to make %s readable only by root: %m", name);
+        fprintf(f, "[Service]\nEnvironment=ISCSI_USERNAME=%s ISCSI_PASSWORD=%s\n", n->username, n->password);
+        if (n->in_username)
+                fprintf(f, "Environment=ISCSI_IN_USERNAME=%s ISCSI_IN_PASSWORD=%s\n", n->in_username, n->in_password);
+        r = unit_file_commit(u);
+        if (r < 0)
+                return log_error_errno(r, "Failed to write %s: %m", name);
+        return 0;
+}
+
+/* One login: FOYER_ISCSI_ROOT_SERVICE_FORMAT numbered index. Not stopped at the switch to the real root
+ * (no Conflicts=, no ExecStop=): iscsistart logs in and exits, the session stays in the kernel. */
+static int write_iscsi_service(const char *dest, unsigned index, const IscsiRoot *n, const char *initiator,
+                               const char *key, const char *value, char **ret_unit) {
+        _cleanup_unit_file_ UnitFile *u = NULL;
+        _cleanup_free_ char *unit = NULL, *host = NULL, *description = NULL;
+        FILE *f;
+        int r;
+
+        /* iscsistart takes an IPv6 address without its brackets. */
+        host = n->server[0] == '[' ? strndup(n->server + 1, strlen(n->server) - 2) : strdup(n->server);
+        if (!host || asprintf(&unit, FOYER_ISCSI_ROOT_SERVICE_FORMAT, index) < 0)
+                return log_oom();
+        /* The credentials are not repeated in the description. */
+        description = n->username ? strjoin(key, "=iscsi:...@", n->server, " ", n->target) : strjoin(key, "=", value);
+        if (!description)
+                return log_oom();
+        r = generator_open_unit_file(dest, "/proc/cmdline", unit, &u);
+        if (r < 0)
+                return r;
+        f = unit_file_stream(u);
+        fprintf(f,
+                "[Unit]\n"
+                "Description=iSCSI root login (%s)\n"
+                "Documentation=man:foyer-kernel-command-line(7)\n"
+                "DefaultDependencies=no\n"
+                "Wants=network-online.target modprobe@iscsi_tcp.service\n"
+                "After=network-online.target modprobe@iscsi_tcp.service\n"
+                "Before=initrd-root-device.target\n"
+                "\n[Service]\n"
+                "Type=oneshot\n"
+                "RemainAfterExit=yes\n"
+                "ExecStart=" FOYER_ISCSISTART " -i %s -t %s -g 1 -a %s -p %s",
+                description, initiator, n->target, host, n->port);
+        if (n->username)
+                fputs(" -u ${ISCSI_USERNAME} -w ${ISCSI_PASSWORD}", f);
+        if (n->in_username)
+                fputs(" -U ${ISCSI_IN_USERNAME} -W ${ISCSI_IN_PASSWORD}", f);
+        fputs("\n", f);
+        r = generator_commit_unit_file(u, "/proc/cmdline");
+        if (r < 0)
+                return r;
+        if (n->username) {
+                r = write_iscsi_chap_dropin(dest, unit, n);
+                if (r < 0)
+                        return r;
+        }
+        r = generator_add_symlink(dest, "initrd-root-device.target", "wants", unit);
+        if (r < 0)
+                return r;
+        *ret_unit = TAKE_PTR(unit);
+        return 0;
+}
+
+/* root=iscsi:...: the LUN itself is the root file system, found by udev's by-path name of it
+ * (path_id's "ip-ADDRESS:PORT-iscsi-TARGET-lun-LUN"), so the server must be an address. Returns 0 with
+ * the node, -EINVAL (logged) or -ENOMEM (logged). */
+static int iscsi_lun_node(const IscsiRoot *n, char **ret) {
+        _cleanup_free_ char *addr = NULL;
+        unsigned char buf[16];
+        char *what;
+
+        addr = n->server[0] == '[' ? strndup(n->server + 1, strlen(n->server) - 2) : strdup(n->server);
+        if (!addr)
+                return log_oom();
+        if (inet_pton(AF_INET, addr, buf) != 1 && inet_pton(AF_INET6, addr, buf) != 1) {
+                refuse("root", arg_root, "the server of root=iscsi: must be an address (udev names the LUN by it)");
+                return -EINVAL;
+        }
+        what = strjoin("/dev/disk/by-path/ip-", addr, ":", n->port, "-iscsi-", n->target, "-lun-", n->lun);
+        if (!what)
+                return log_oom();
+        *ret = what;
+        return 0;
+}
+
+static int add_iscsi_lun_mount(const char *dest, const char *what, const char *unit) {
+        _cleanup_free_ char *opts = NULL;
+        int r;
+
+        opts = strjoin(strempty(arg_rootflags), arg_rootflags ? "," : "", arg_rw > 0 ? "rw" : "ro");
+        if (!opts)
+                return log_oom();
+        if (!netroot_word_is_safe(opts, NULL) || (arg_rootfstype && !netroot_word_is_safe(arg_rootfstype, ",")))
+                return refuse("root", arg_root, "rootflags= or rootfstype= holds a blank, a control character, a quote, a backslash, '%' or '$'");
+        /* The device appears after the login, which waits for the network: the login's failure ends
+         * the wait (the mount requires it), not the default 90 s device timeout. */
+        if (!mount_options_test(opts, DEVICE_TIMEOUT_OPTIONS) &&
+            strextend_with_separator(&opts, ",", "x-systemd.device-timeout=infinity") < 0)
+                return log_oom();
+        r = add_mount("/proc/cmdline", dest, what, "/sysroot", NULL, arg_rootfstype, opts, 0 /* passno */,
+                      mount_flags(), "initrd-root-fs.target", false);
+        if (r < 0)
+                return r;
+        return add_network_online_dropin(dest, "sysroot.mount", unit);
+}
+
+/* netroot=iscsi: with root=DEVICE (foyer-root-generator's mount): the device appears once every login
+ * is done, which may take longer than systemd's default 90 s device timeout. The wait is made endless
+ * (at level 40, so rd.timeout= and x-systemd.device-timeout= in rootflags=, both at 50, still win) and
+ * sysroot.mount requires the logins: a failed one fails the mount at once. */
+static int add_iscsi_root_device_deps(const char *dest, char **units) {
+        _cleanup_free_ char *node = NULL, *device = NULL, *list = NULL;
+        int r;
+
+        if (isempty(arg_root))
+                return 0;
+        list = strv_join(units, " ");
+        if (!list)
+                return log_oom();
+        r = add_network_online_dropin(dest, "sysroot.mount", list);
+        if (r < 0)
+                return r;
+        if (devspec_to_node(arg_root, 0, &node) < 0)
+                return log_oom();
+        if (!is_device_path(node) || unit_name_from_path(node, ".device", &device) < 0) {
+                log_debug("root=%s names no device: leaving its timeout alone.", arg_root);
+                return 0;
+        }
+        return generator_write_timeout_dropin(dest, device, 40, "foyer-netroot-timeout", NULL,
+                                              "JobRunningTimeoutSec", "infinity");
+}
+
+/* One service per spec (root=iscsi: alone: dracut lets it take precedence over netroot=). */
+static int add_iscsi_roots(const char *dest, const char *key, char **specs) {
+        _cleanup_(strv_freep) char **units = NULL;
+        _cleanup_free_ char *initiator = NULL;
+        unsigned index = 0;
+        int r;
+
+        r = iscsi_initiator(&initiator);
+        if (r == -EINVAL)
+                return 0;
+        if (r < 0)
+                return r;
+        STRV_FOREACH(s, specs) {
+                _cleanup_(iscsi_root_done) IscsiRoot n = {};
+                _cleanup_free_ char *lun_node = NULL;
+                const char *error = NULL;
+                char *unit = NULL;
+
+                r = iscsi_root_parse(*s, &n, &error);
+                if (r == -ENOMEM)
+                        return log_oom();
+                if (r < 0) {
+                        refuse(key, *s, error);
+                        continue;
+                }
+                r = streq(key, "root") ? iscsi_lun_node(&n, &lun_node) : 0;
+                if (r == -EINVAL)
+                        return 0;
+                if (r < 0)
+                        return r;
+                if (n.iface || n.netdev)
+                        log_warning("%s=iscsi:...%s...%s: iscsistart cannot bind a session to an interface (%s%s%s), logging in over the routed one.",
+                                    key, n.server, n.target, strempty(n.iface), n.iface && n.netdev ? ":" : "", strempty(n.netdev));
+                r = write_iscsi_service(dest, ++index, &n, initiator, key, *s, &unit);
+                if (r < 0)
+                        return r;
+                if (strv_consume(&units, unit) < 0)
+                        return log_oom();
+                if (lun_node)
+                        return add_iscsi_lun_mount(dest, lun_node, unit);
+        }
+        if (strv_isempty(units))
+                return 0;
+        if (isempty(arg_root))
+                log_info("netroot=iscsi: without root=: only logging in.");
+        return add_iscsi_root_device_deps(dest, units);
+}
+
+/* rd.iscsi.firmware: the iBFT says which network to bring up and which target to log in to. */
+static int add_iscsi_firmware(const char *dest) {
+        _cleanup_unit_file_ UnitFile *u = NULL;
+        int r;
+
+        r = generator_open_unit_file(dest, "/proc/cmdline", FOYER_ISCSI_FIRMWARE_SERVICE, &u);
+        if (r < 0)
+                return r;
+        fputs("[Unit]\n"
+              "Description=iSCSI root login from the firmware (iBFT)\n"
+              "Documentation=man:foyer-kernel-command-line(7)\n"
+              "DefaultDependencies=no\n"
+              "Wants=modprobe@iscsi_ibft.service modprobe@iscsi_tcp.service\n"
+              "After=modprobe@iscsi_ibft.service modprobe@iscsi_tcp.service systemd-udev-trigger.service network-pre.target\n"
+              "Before=initrd-root-device.target\n"
+              "\n[Service]\n"
+              "Type=oneshot\n"
+              "RemainAfterExit=yes\n"
+              "ExecStart=" FOYER_ISCSISTART " -N\n"
+              "ExecStart=" FOYER_ISCSISTART " -b\n",
+              unit_file_stream(u));
+        r = generator_commit_unit_file(u, "/proc/cmdline");
+        if (r < 0)
+                return r;
+        return generator_add_symlink(dest, "initrd-root-device.target", "wants", FOYER_ISCSI_FIRMWARE_SERVICE);
+}
+
 static int run(const char *dest, const char *dest_early, const char *dest_late) {
         const char *key = "root", *value;
         NetrootKind kind;
@@ -235,6 +542,11 @@ static int run(const char *dest, const char *dest_early, const char *dest_late) 
         r = cmdline_parse(parse_cmdline_item, NULL, 0);
         if (r < 0)
                 log_warning_errno(r, "Failed to parse the kernel command line, ignoring: %m");
+        if (arg_iscsi_firmware) {
+                r = add_iscsi_firmware(dest);
+                if (r < 0)
+                        return r;
+        }
         value = arg_root;
         kind = netroot_kind_of_root(arg_root);
         if (kind == NETROOT_NONE && arg_netroot) {
@@ -251,6 +563,7 @@ static int run(const char *dest, const char *dest_early, const char *dest_late) 
         case NETROOT_NBD:
                 return add_nbd_root(dest, key, value);
         case NETROOT_ISCSI:
+                return add_iscsi_roots(dest, key, streq(key, "root") ? (char *[]) { arg_root, NULL } : arg_iscsi);
         case NETROOT_DHCP:
         default:
                 return refuse(key, value, "foyer does not implement this network root yet");

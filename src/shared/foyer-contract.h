@@ -290,6 +290,20 @@
 #define FOYER_ISCSISTART "/usr/sbin/iscsistart"
 #define FOYER_ISCSI_INITIATORNAME "/etc/iscsi/initiatorname.iscsi"
 
+/* The units foyer-netroot-generator writes for iSCSI: one service per netroot=iscsi: (or the one
+ * root=iscsi:), numbered from 1 in command-line order, each logging in with FOYER_ISCSISTART after
+ * network-online.target and modprobe@iscsi_tcp.service, before initrd-root-device.target. A spec with
+ * CHAP credentials gets the drop-in FOYER_ISCSI_CHAP_DROPIN of mode 0600 in the generator's output
+ * directory, whose Environment= holds them (the unit itself stays world-readable). rd.iscsi.firmware
+ * (rd.iscsi.ibft) writes FOYER_ISCSI_FIRMWARE_SERVICE: iscsistart -N, then -b, from the iBFT. */
+#define FOYER_ISCSI_ROOT_SERVICE_FORMAT "foyer-iscsi-root-%u.service"
+#define FOYER_ISCSI_CHAP_DROPIN "50-foyer-iscsi-chap.conf"
+#define FOYER_ISCSI_FIRMWARE_SERVICE "foyer-iscsi-firmware.service"
+/* The initiator name when neither rd.iscsi.initiator= nor the image's FOYER_ISCSI_INITIATORNAME gives
+ * one: Debian's prefix (open-iscsi's postinst, iscsi-iname -p) and systemd's %m, the machine ID (in an
+ * initrd without /etc/machine-id a random one per boot, as dracut's iscsi-iname would be). */
+#define FOYER_ISCSI_GENERATED_INITIATOR "iqn.1993-08.org.debian:01:%m"
+
 /* The unit foyer-netroot-generator writes for root=nbd:/netroot=nbd:: loads the nbd module
  * (modprobe@nbd.service) and connects FOYER_NBD_DEVICE with FOYER_NBD_CLIENT after
  * network-online.target; sysroot.mount requires it. The generator finds systemd-networkd

@@ -347,3 +347,208 @@ int nbd_root_parse(const char *spec, NbdRoot *ret, const char **ret_error) {
         n = (NbdRoot) {};
         return 0;
 }
+
+void iscsi_root_done(IscsiRoot *n) {
+        if (!n)
+                return;
+        free(n->username);
+        free(n->password);
+        free(n->in_username);
+        free(n->in_password);
+        free(n->server);
+        free(n->port);
+        free(n->iface);
+        free(n->netdev);
+        free(n->lun);
+        free(n->target);
+        *n = (IscsiRoot) {};
+}
+
+/* s split at every ':' as the shell's IFS=: splits it: empty fields kept, but a trailing ':' ends the
+ * last field rather than starting an empty one ("a::" gives "a" and "", "" gives nothing). */
+static int split_fields(const char *s, char ***ret) {
+        _cleanup_(strv_freep) char **l = NULL;
+        const char *p = s;
+
+        while (*p) {
+                const char *e = strchrnul(p, ':');
+                char *w = strndup(p, e - p);
+
+                if (!w || strv_consume(&l, w) < 0)
+                        return -ENOMEM;
+                if (!*e)
+                        break;
+                p = e + 1;
+        }
+        *ret = TAKE_PTR(l);
+        return 0;
+}
+
+/* A copy of value into *field; an empty (or missing, NULL) one leaves it NULL. */
+static int set_field(char **field, const char *value) {
+        if (isempty(value))
+                return 0;
+        return free_and_strdup(field, value);
+}
+
+/* f[*i] and *i advanced, or NULL when all k fields are used. */
+static const char *next_of(char **f, size_t k, size_t *i) {
+        return *i < k ? f[(*i)++] : NULL;
+}
+
+/* dracut's authentication part USER:PASS[:RUSER:RPASS]: at most four fields, each pair complete. */
+static int iscsi_parse_auth(const char *auth, IscsiRoot *n, const char **ret_error) {
+        _cleanup_(strv_freep) char **f = NULL;
+        size_t k;
+
+        if (split_fields(auth, &f) < 0)
+                return -ENOMEM;
+        k = strv_length(f);
+        if (k > 4)
+                return fail(ret_error, "the authentication part has more than USER:PASS:RUSER:RPASS");
+        for (size_t i = 0; i < k; i++) {
+                char **field[] = { &n->username, &n->password, &n->in_username, &n->in_password };
+
+                if (set_field(field[i], f[i]) < 0)
+                        return -ENOMEM;
+        }
+        if (!n->username != !n->password || !n->in_username != !n->in_password)
+                return fail(ret_error, "CHAP needs a user name and a password (USER:PASS, RUSER:RPASS)");
+        if (n->in_username && !n->username)
+                return fail(ret_error, "the target's credentials (RUSER:RPASS) need the initiator's (USER:PASS) first");
+        return 0;
+}
+
+/* The target name at the end of v: dracut looks for the last ":iqn.", ":eui." or ":naa." (in that
+ * order), so that a name with ':' in it is kept whole. Returns the offset of that ':', or -1. */
+static ssize_t iscsi_find_target(const char *v) {
+        static const char *const prefixes[] = { ":iqn.", ":eui.", ":naa." };
+
+        for (size_t i = 0; i < ELEMENTSOF(prefixes); i++) {
+                const char *last = NULL;
+
+                for (const char *p = strstr(v, prefixes[i]); p; p = strstr(p + 1, prefixes[i]))
+                        last = p;
+                if (last)
+                        return last - v;
+        }
+        return -1;
+}
+
+int iscsi_root_parse(const char *spec, IscsiRoot *ret, const char **ret_error) {
+        _cleanup_(iscsi_root_done) IscsiRoot n = {};
+        _cleanup_(strv_freep) char **f = NULL;
+        _cleanup_free_ char *rest = NULL;
+        const char *v, *at, *e;
+        size_t k, i = 0;
+        unsigned colons = 0;
+        ssize_t t;
+        int r;
+
+        assert(spec);
+        assert(ret);
+
+        v = startswith(spec, "iscsi:");
+        if (!v)
+                return fail(ret_error, "not an iscsi: spec");
+        if (!netroot_word_is_safe(v, NULL))
+                return fail(ret_error, "it holds a blank, a control character, a quote, a backslash, '%' or '$'");
+        /* dracut's check (parse-iscsiroot.sh): four ':' at least, and a last field. */
+        for (const char *p = v; *p; p++)
+                colons += *p == ':';
+        if (colons < 4 || endswith(v, ":"))
+                return fail(ret_error, "no target name given (iscsi:SERVER:[PROTOCOL]:[PORT]:[LUN]:TARGET)");
+        /* USER:PASS[:RUSER:RPASS]@ when four ':' follow the first '@' (dracut's *@*:*:*:*:*); an empty
+         * one lets a target name hold an '@' (iscsi:@SERVER::::iqn...:a@b). */
+        at = strchr(v, '@');
+        if (at) {
+                colons = 0;
+                for (const char *p = at; *p; p++)
+                        colons += *p == ':';
+                if (colons >= 4) {
+                        _cleanup_free_ char *auth = strndup(v, at - v);
+
+                        if (!auth)
+                                return -ENOMEM;
+                        r = iscsi_parse_auth(auth, &n, ret_error);
+                        if (r < 0)
+                                return r;
+                        v = at + 1;
+                }
+        }
+        /* The server: [IPv6] or up to the next ':'. */
+        if (v[0] == '[') {
+                e = strstr(v, "]:");
+                if (!e)
+                        return fail(ret_error, "an [IPv6] server must be followed by ':'");
+                n.server = strndup(v, e + 1 - v);
+                v = e + 2;
+        } else {
+                e = strchrnul(v, ':');
+                n.server = strndup(v, e - v);
+                v = *e ? e + 1 : e;
+        }
+        if (!n.server)
+                return -ENOMEM;
+        if (isempty(n.server))
+                return fail(ret_error, "no server given (foyer does not take it from DHCP)");
+        if (!server_is_valid(n.server))
+                return fail(ret_error, "the server must be a host name, an IPv4 address or an [IPv6] address");
+
+        t = iscsi_find_target(v - 1);
+        if (t >= 0) {
+                /* (v - 1 is the ':' after the server, so that "SERVER:iqn..." finds the name too.) */
+                n.target = strdup(v + t);
+                /* What precedes the name, with the ':' before it kept: every field counts, an
+                 * empty last one too (dracut appends ':' before splitting). */
+                rest = strndup(v, t);
+                if (!n.target || !rest)
+                        return -ENOMEM;
+                if (split_fields(rest, &f) < 0)
+                        return -ENOMEM;
+                k = strv_length(f);
+                /* PROTOCOL:PORT, then [IFACE:]NETDEV:LUN, NETDEV:LUN or LUN. */
+                if (k > 5)
+                        return fail(ret_error, "too many fields before the target name");
+                (void) next_of(f, k, &i); /* the protocol: dracut ignores it too (TCP) */
+                if (set_field(&n.port, next_of(f, k, &i)) < 0 ||
+                    (k - i == 3 && set_field(&n.iface, next_of(f, k, &i)) < 0) ||
+                    (k - i == 2 && set_field(&n.netdev, next_of(f, k, &i)) < 0) ||
+                    set_field(&n.lun, next_of(f, k, &i)) < 0)
+                        return -ENOMEM;
+        } else {
+                /* No iqn./eui./naa. name: the target name is whatever follows the LUN. */
+                if (split_fields(v, &f) < 0)
+                        return -ENOMEM;
+                k = strv_length(f);
+                (void) next_of(f, k, &i);
+                if (set_field(&n.port, next_of(f, k, &i)) < 0)
+                        return -ENOMEM;
+                /* dracut: IFACE:NETDEV when more than three fields follow, one of them is set and the
+                 * third (the LUN) is empty or a number. */
+                if (k - i > 3 && (!isempty(f[i]) || !isempty(f[i + 1])) && (isempty(f[i + 2]) || all_digits(f[i + 2])) &&
+                    (set_field(&n.iface, next_of(f, k, &i)) < 0 || set_field(&n.netdev, next_of(f, k, &i)) < 0))
+                        return -ENOMEM;
+                if (set_field(&n.lun, next_of(f, k, &i)) < 0)
+                        return -ENOMEM;
+                if (i < k && !(n.target = strv_join(f + i, ":")))
+                        return -ENOMEM;
+        }
+        if (isempty(n.target))
+                return fail(ret_error, "no target name given (iscsi:SERVER:[PROTOCOL]:[PORT]:[LUN]:TARGET)");
+        if (strlen(n.target) > ISCSI_TARGET_NAME_MAX || n.target[0] == '-')
+                return fail(ret_error, "the target name is not a valid iSCSI name");
+        if (!n.port && !(n.port = strdup(ISCSI_DEFAULT_PORT)))
+                return -ENOMEM;
+        if (!all_digits(n.port) || strlen(n.port) > 5 || atoi(n.port) <= 0 || atoi(n.port) > 65535)
+                return fail(ret_error, "the port must be between 1 and 65535");
+        if (!n.lun && !(n.lun = strdup("0")))
+                return -ENOMEM;
+        if (!all_digits(n.lun) || strlen(n.lun) > 5)
+                return fail(ret_error, "the LUN must be a number");
+        if ((n.username && n.username[0] == '-') || (n.in_username && n.in_username[0] == '-'))
+                return fail(ret_error, "a CHAP user name cannot start with '-'");
+        *ret = n;
+        n = (IscsiRoot) {};
+        return 0;
+}

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* dracut's network roots: which root=/netroot= values name one, and the parsers of the NFS and NBD
- * specs. Used by foyer-netroot-generator (which mounts them), foyer-network-generator (which brings
+/* dracut's network roots: which root=/netroot= values name one, and the parsers of the NFS, NBD and
+ * iSCSI specs. Used by foyer-netroot-generator (which mounts them), foyer-network-generator (which brings
  * the network up for them) and foyer-root-generator (which leaves them alone), so that the three
  * agree on every form. No logging: a bad spec gives -EINVAL and a static reason for the caller's one
  * log line. */
@@ -71,3 +71,27 @@ typedef struct NbdRoot {
  * nfs_root_parse(). */
 int nbd_root_parse(const char *spec, NbdRoot *ret, const char **ret_error);
 void nbd_root_done(NbdRoot *n);
+
+#define ISCSI_DEFAULT_PORT "3260"
+/* RFC 3720: an iSCSI name is at most 223 bytes. */
+#define ISCSI_TARGET_NAME_MAX 223
+
+typedef struct IscsiRoot {
+        char *username, *password;       /* CHAP: the initiator's credentials (both or neither) */
+        char *in_username, *in_password; /* mutual CHAP: the target's (both or neither; only with the above) */
+        char *server;   /* host name, IPv4 address or [IPv6] address */
+        char *port;     /* digits; ISCSI_DEFAULT_PORT when not given */
+        char *iface;    /* dracut's iSCSI interface name (may be NULL) */
+        char *netdev;   /* dracut's network device (may be NULL) */
+        char *lun;      /* digits; "0" when not given */
+        char *target;   /* the target name */
+} IscsiRoot;
+
+/* Parses dracut's iscsi:[USER:PASS[:RUSER:RPASS]@]SERVER:[PROTOCOL]:[PORT]:[[IFACE:]NETDEV:][LUN]:TARGET
+ * (modules.d/95iscsi, net-lib.sh's parse_iscsi_root()): a target name starting with iqn., eui. or naa.
+ * is found by that prefix (it may hold ':'); any other is what follows the LUN. The protocol is
+ * ignored (TCP), as dracut does. Every field must be safe for a unit (netroot_word_is_safe()), so a
+ * CHAP secret cannot hold a blank, a quote, a backslash, '%' or '$' (nor ':' or '@', by the syntax).
+ * Returns as nfs_root_parse(). */
+int iscsi_root_parse(const char *spec, IscsiRoot *ret, const char **ret_error);
+void iscsi_root_done(IscsiRoot *n);

@@ -19,7 +19,8 @@
  *     mdadm's 8:8:8:8 form, as the image's own mdadm.conf is $FOYER_MDADM_IMAGE_CONF=/nonexistent),
  *     and no line has a control character but tab or ends in a backslash;
  *   - no unit line has a '%' that is not "%%" (a literal '%') or one of the specifiers the generators
- *     write themselves (%i, %I, %f): a value from the input must never reach PID 1's expansion.
+ *     write themselves (%i, %I, %f; %m in foyer-netroot-generator's default iSCSI initiator name): a
+ *     value from the input must never reach PID 1's expansion.
  * A violation abort()s with the file named. The generators are linked in, compiled with
  * -DFOYER_FUZZ_GENERATOR=fuzz_generator_main_NAME (see FOYER_DEFINE_MAIN() in generator.h); each one
  * frees and resets its arg_* state itself when it returns, so leaks and stale state show up too.
@@ -136,7 +137,7 @@ static void check_line(const char *path, const char *line, size_t n, FileForm fo
                         continue;
                 if (i + 1 < n && line[i + 1] == '%')
                         i++;
-                else if (i + 1 >= n || !strchr("iIf", line[i + 1]))
+                else if (i + 1 >= n || !strchr("iIfm", line[i + 1]))
                         violation(path, "a '%' that starts a specifier foyer does not write");
         }
         if (line[0] == '[') {
@@ -376,6 +377,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         setenv("FOYER_CMDLINE_DIR", "/nonexistent", 1);
         setenv("FOYER_SYSFS", "/nonexistent", 1);
         setenv("FOYER_MDADM_IMAGE_CONF", "/nonexistent", 1);
+        setenv("FOYER_ISCSI_INITIATORNAME_FILE", "/nonexistent", 1);
         /* foyer-vconsole-generator: an image that holds the keymap us, its default. */
         {
                 _cleanup_free_ char *keymaps = strjoin(tmp, "/keymaps"), *map = NULL, *conf = NULL;

@@ -4,7 +4,9 @@
  * crash; a spec is accepted only with a server, an absolute export and every field safe for a unit (no
  * blank, control character, quote, backslash, '%' or '$'); the NFS options are safe and start with ro or
  * rw; NFSv3 always gets nolock; an accepted NBD port is a number from 1 to 65535; a refusal always
- * gives a reason; the classifiers agree with the parsers. */
+ * gives a reason; the classifiers agree with the parsers. SPEC is also tried as an iscsi: spec: an
+ * accepted one has a server, a target name that is not an option, a port from 1 to 65535, a numeric LUN,
+ * CHAP credentials in complete pairs (the target's only with the initiator's) and every field safe. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -65,8 +67,37 @@ static void check_nbd(const char *spec, const char *input) {
                         fuzz_fail("accepted an nbd-client option that is not safe", input);
 }
 
+static bool safe_or_null(const char *s) {
+        return !s || netroot_word_is_safe(s, NULL);
+}
+
+static void check_iscsi(const char *spec, const char *input) {
+        _cleanup_(iscsi_root_done) IscsiRoot n = {};
+        const char *error = NULL;
+        int r, port;
+
+        r = iscsi_root_parse(spec, &n, &error);
+        if (r == -EINVAL && !error)
+                fuzz_fail("refused without a reason", input);
+        if (r < 0)
+                return;
+        if (netroot_kind_of_root(spec) != NETROOT_ISCSI || netroot_kind_of_netroot(spec) != NETROOT_ISCSI)
+                fuzz_fail("parsed as iscsi but not classified so", input);
+        port = atoi(n.port);
+        if (isempty(n.server) || isempty(n.target) || n.target[0] == '-' || port < 1 || port > 65535 ||
+            isempty(n.lun) || strspn(n.lun, "0123456789") != strlen(n.lun))
+                fuzz_fail("accepted without a server, a target, a valid port or a numeric LUN", input);
+        if (!n.username != !n.password || !n.in_username != !n.in_password || (n.in_username && !n.username) ||
+            (n.username && n.username[0] == '-') || (n.in_username && n.in_username[0] == '-'))
+                fuzz_fail("accepted CHAP credentials that are not complete pairs", input);
+        if (!netroot_word_is_safe(n.server, NULL) || !netroot_word_is_safe(n.target, NULL) ||
+            !safe_or_null(n.username) || !safe_or_null(n.password) || !safe_or_null(n.in_username) ||
+            !safe_or_null(n.in_password) || !safe_or_null(n.iface) || !safe_or_null(n.netdev))
+                fuzz_fail("accepted a field that is not safe for a unit", input);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-        _cleanup_free_ char *s = NULL, *nbd = NULL;
+        _cleanup_free_ char *s = NULL, *nbd = NULL, *iscsi = NULL;
         const char *rootflags = NULL;
         char *nl;
 
@@ -88,5 +119,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         nbd = startswith(s, "nbd:") ? NULL : strjoin("nbd:", s);
         if (nbd)
                 check_nbd(nbd, s);
+        check_iscsi(s, s);
+        iscsi = startswith(s, "iscsi:") ? NULL : strjoin("iscsi:", s);
+        if (iscsi)
+                check_iscsi(iscsi, s);
         return 0;
 }
