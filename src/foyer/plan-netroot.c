@@ -6,7 +6,7 @@
  * it in whenever one of these tools is in (Network=auto).
  *
  *   NFS    nfs-common    FOYER_NFS_MOUNT, FOYER_NFS4_MOUNT (its link), /etc/netconfig (libtirpc,
- *                        for NFSv3's portmapper); modules sunrpc, nfs, nfsv3, nfsv4
+ *                        for NFSv3's portmapper), /etc/protocols (NFSv3's MOUNT call); modules sunrpc, nfs, nfsv3, nfsv4
  *   NBD    nbd-client    FOYER_NBD_CLIENT; module nbd
  *   iSCSI  open-iscsi    FOYER_ISCSISTART; modules iscsi_tcp (libiscsi_tcp, libiscsi,
  *                        scsi_transport_iscsi come with it), iscsi_ibft (iBFT), sd_mod
@@ -46,6 +46,9 @@ typedef struct NetRoot {
 static const Item nfs_items[] = {
         { FOYER_NFS4_MOUNT,     NEED_OPTIONAL, "NFSv4 roots (mount -t nfs4)" },
         { "/etc/netconfig",     NEED_OPTIONAL, "libtirpc's transports (NFSv3's portmapper)" },
+        /* mount.nfs looks the transport up by name (getprotobyname("tcp")) for NFSv3's MOUNT call:
+         * without the file it fails with "Failed to find 'tcp' protocol". */
+        { "/etc/protocols",     NEED_OPTIONAL, "mount.nfs's protocol names (NFSv3)" },
 };
 static const char *const nfs_modules[] = { "sunrpc", "nfs", "nfsv3", "nfsv4", NULL };
 static const char *const nbd_modules[] = { "nbd", NULL };

@@ -4,8 +4,10 @@
 # trixie-net.sh CACHEDIR: roots/trixie.sh's tree with the clients of the network roots and of
 # network-bound unlocking: nfs-common (mount.nfs), nbd-client, open-iscsi (iscsistart, iscsiadm),
 # clevis, clevis-luks and clevis-systemd (with jose, curl, luksmeta: what clevis's tang pin and LUKS
-# binding need). `foyer build --root` of it puts them into the image (docs/foyer.md); the tree is also
-# what servers/nfs.sh exports as an NFS root, so its real root has to come up on a disk and on NFS.
+# binding need) and netbase (/etc/protocols, which mount.nfs reads for NFSv3's MOUNT call; a Debian
+# system has it, a minbase tree does not). `foyer build --root` of it puts them into the image
+# (docs/foyer.md); the tree is also what servers/nfs.sh exports as an NFS root, so its real root has
+# to come up on a disk and on NFS.
 #
 # What these packages would start in the booted real root and that the tests have no use for (no
 # failed unit may be left: the scenarios check failed_units=0) is masked:
@@ -46,7 +48,7 @@ chmod 0755 "$t/usr/sbin/policy-rc.d"
 {
         chroot "$t" apt-get update -q
         chroot "$t" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-                nfs-common nbd-client open-iscsi clevis clevis-luks clevis-systemd jose curl luksmeta
+                nfs-common nbd-client open-iscsi clevis clevis-luks clevis-systemd jose curl luksmeta netbase
 } >&2
 rm -f "$t/usr/sbin/policy-rc.d"
 rm -rf "$t"/var/lib/apt/lists/* "$t"/var/cache/apt/*.bin "$t"/var/cache/apt/archives/*.deb "$t"/var/log/*.log
