@@ -4,7 +4,9 @@
  * crash; a spec is accepted only with a server, an absolute export and every field safe for a unit (no
  * blank, control character, quote, backslash, '%' or '$'); the NFS options are safe and start with ro or
  * rw; NFSv3 always gets nolock; an accepted NBD port is a number from 1 to 65535; a refusal always
- * gives a reason; the classifiers agree with the parsers. */
+ * gives a reason; the classifiers agree with the parsers. The whole input is also a lease file of
+ * systemd-networkd (root=dhcp): a value found is non-empty and holds no newline, and the root spec made
+ * of it (with a server) keeps the path and has a network root's kind. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -65,6 +67,32 @@ static void check_nbd(const char *spec, const char *input) {
                         fuzz_fail("accepted an nbd-client option that is not safe", input);
 }
 
+static void check_lease(const char *lease, const char *input) {
+        static const char *const keys[] = { "ROOT_PATH", "NEXT_SERVER", "SERVER_ADDRESS" };
+
+        for (size_t i = 0; i < ELEMENTSOF(keys); i++) {
+                _cleanup_free_ char *v = NULL, *spec = NULL;
+                NetrootKind kind = NETROOT_NONE;
+                int r;
+
+                r = dhcp_lease_get(lease, keys[i], &v);
+                if (r < 0)
+                        return;
+                if ((r > 0) != !!v || (v && (isempty(v) || strchr(v, '\n'))))
+                        fuzz_fail("a lease value that is empty, holds a newline or does not match the result", input);
+                if (!v)
+                        continue;
+                if (dhcp_root_path_to_spec(v, "10.0.3.1", &spec, &kind) < 0)
+                        return;
+                if (!strstr(spec, v) && !strstr(spec, strchr(v, '/') ?: v))
+                        fuzz_fail("the root spec lost the root path", input);
+                if (kind != NETROOT_NFS && kind != NETROOT_NBD && kind != NETROOT_ISCSI)
+                        fuzz_fail("a root spec of no network root kind", input);
+                if (kind == NETROOT_NFS)
+                        check_nfs(spec, NULL, NULL, input);
+        }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         _cleanup_free_ char *s = NULL, *nbd = NULL;
         const char *rootflags = NULL;
@@ -75,6 +103,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         s = fuzz_strndup(data, size);
         if (!s)
                 return 0;
+        check_lease(s, s);
         nl = strchr(s, '\n');
         if (nl) {
                 *nl = 0;
