@@ -112,7 +112,7 @@
  *                         step, and the lines that shape the machine (append, firmware, qemu-args,
  *                         drive-if, controller, serial2, timeout, fail, secret and the shell runner's) come
  *                         before it: they hold for every boot. timeout is for all boots together.
- *                         (hostfwd, net, server, guestfwd, tpm and vga too.) "boot tpm-reset" (with tpm) starts that boot
+ *                         (hostfwd, net, socket-net, server, guestfwd, tpm and vga too.) "boot tpm-reset" (with tpm) starts that boot
  *                         on an empty TPM state: the earlier boots' is wiped, as if the TPM had been
  *                         cleared or replaced, so that what was sealed to it no longer unseals.
  * Lines for the shell runner (disk, needs, image-args, uki, uki-other-append, esp-files, kernel, root, initrd) are
