@@ -448,8 +448,8 @@ static int dhcp_root_mount(void) {
         if (r == 0) {
                 if (lease.without)
                         return log_error_errno(SYNTHETIC_ERRNO(ENOENT),
-                                               "root=dhcp: the DHCP lease of %s holds no root path (option 17, root-path): "
-                                               "the DHCP server must send one, or give root= a root of its own.",
+                                               "root=dhcp: no DHCP lease holds a root path (option 17, root-path); leases on: %s. "
+                                               "The DHCP server must send one, or give root= a root of its own.",
                                                lease.without);
                 return log_error_errno(SYNTHETIC_ERRNO(ENOENT),
                                        "root=dhcp: no interface got a DHCPv4 lease (none in %s), so there is no root path "
