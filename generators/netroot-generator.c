@@ -16,6 +16,9 @@
  * that cannot go into a unit, is logged naming the parameter, and nothing is written for it. */
 
 #include <arpa/inet.h>
+#include <dirent.h>
+#include <limits.h>
+#include <net/if.h>
 #include <sys/stat.h>
 
 #include "cmdline.h"
@@ -121,30 +124,30 @@ static MountFlags mount_flags(void) {
         return systemd_orders_after_imports() ? MOUNT_AFTER_IMPORTS : 0;
 }
 
-static int add_nfs_root(const char *dest) {
+static int add_nfs_root(const char *dest, const char *root_key, const char *root, const char *nfsroot) {
         _cleanup_(nfs_root_done) NfsRoot n = {};
         _cleanup_free_ char *what = NULL, *opts = NULL;
-        const char *error = NULL, *key = arg_nfsroot && path_equal(arg_root, "/dev/nfs") ? "nfsroot" : "root";
+        const char *error = NULL, *key = nfsroot && path_equal(root, "/dev/nfs") ? "nfsroot" : root_key;
         bool dropped_lock = false;
         int r;
 
-        r = nfs_root_parse(arg_root, arg_nfsroot, arg_rootfstype, &n, &error);
+        r = nfs_root_parse(root, nfsroot, arg_rootfstype, &n, &error);
         if (r == -ENOMEM)
                 return log_oom();
         if (r < 0)
-                return refuse(key, streq(key, "root") ? arg_root : arg_nfsroot, error);
+                return refuse(key, streq(key, "nfsroot") ? nfsroot : root, error);
         if (arg_rootfstype && !streq(arg_rootfstype, "nfs") && !streq(arg_rootfstype, "nfs4"))
-                log_warning("rootfstype=%s does not fit the NFS root root=%s, using %s.", arg_rootfstype, arg_root,
-                            n.type);
+                log_warning("rootfstype=%s does not fit the NFS root %s=%s, using %s.", arg_rootfstype, root_key,
+                            root, n.type);
         r = nfs_root_options(&n, arg_rootflags, arg_rw, &opts, &dropped_lock);
         if (r == -ENOMEM)
                 return log_oom();
         if (r < 0)
-                return refuse(key, streq(key, "root") ? arg_root : arg_nfsroot,
+                return refuse(key, streq(key, "nfsroot") ? nfsroot : root,
                               "an option (or rootflags=) holds a blank, a control character, a quote, a backslash, '%' or '$'");
         if (dropped_lock)
-                log_warning("root=%s: locks are not supported for an NFSv3 root (no rpc.statd in the initrd), using nolock.",
-                            arg_root);
+                log_warning("%s=%s: locks are not supported for an NFSv3 root (no rpc.statd in the initrd), using nolock.",
+                            root_key, root);
         what = strjoin(n.server, ":", n.path);
         if (!what)
                 return log_oom();
@@ -532,6 +535,257 @@ static int add_iscsi_firmware(const char *dest) {
         return generator_add_symlink(dest, "initrd-root-device.target", "wants", FOYER_ISCSI_FIRMWARE_SERVICE);
 }
 
+/* --- root=dhcp: the root path from DHCP option 17 ---------------------------------------------------- */
+
+static const char *leases_dir(void) {
+        return secure_getenv("FOYER_DHCP_LEASES_DIR") ?: FOYER_DHCP_LEASES_DIR;
+}
+
+/* The interface name of a lease file's index, for messages ("ifindex N" when it is gone). */
+static void ifname_of(int ifindex, char buf[static IF_NAMESIZE + 16]) {
+        if (!if_indextoname(ifindex, buf))
+                snprintf(buf, IF_NAMESIZE + 16, "ifindex %i", ifindex);
+}
+
+typedef struct DhcpRootLease {
+        int ifindex;            /* of the lease with a root path; 0: none */
+        char *root_path;
+        char *server;           /* its next server (siaddr), else its DHCP server (may be NULL) */
+        char *without;          /* the interfaces whose leases hold no root path, for the error */
+} DhcpRootLease;
+
+static void dhcp_root_lease_done(DhcpRootLease *l) {
+        free(l->root_path);
+        free(l->server);
+        free(l->without);
+        *l = (DhcpRootLease) {};
+}
+
+/* systemd-networkd's DHCPv4 leases (one file per interface index): the one of the lowest index with a
+ * root path (dracut takes the first interface that got one). Returns 1 with it in *ret, 0 with none
+ * (ret->without names the interfaces with a lease), or a negative errno (logged). */
+static int find_dhcp_root_lease(DhcpRootLease *ret) {
+        _cleanup_(dhcp_root_lease_done) DhcpRootLease best = {};
+        const char *dir = leases_dir();
+        struct dirent *de;
+        DIR *d;
+        int r = 0;
+
+        d = opendir(dir);
+        if (!d && errno != ENOENT)
+                return log_error_errno(errno, "Failed to open %s: %m", dir);
+        while (r >= 0 && d && (de = readdir(d))) {
+                _cleanup_free_ char *path = NULL, *text = NULL, *root_path = NULL, *server = NULL;
+                char name[IF_NAMESIZE + 16];
+                unsigned ifindex;
+
+                if (safe_atou(de->d_name, &ifindex) < 0 || ifindex == 0 || ifindex > INT_MAX)
+                        continue;       /* networkd's temporary files, and anything else */
+                path = strjoin(dir, "/", de->d_name);
+                if (!path) {
+                        r = log_oom();
+                        break;
+                }
+                r = read_full_file(path, &text, NULL);
+                if (r == -ENOENT) {
+                        r = 0;          /* the lease went away meanwhile */
+                        continue;
+                }
+                if (r < 0) {
+                        log_error_errno(r, "Failed to read the DHCP lease %s: %m", path);
+                        break;
+                }
+                r = dhcp_lease_get(text, "ROOT_PATH", &root_path);
+                if (r > 0 && (r = dhcp_lease_get(text, "NEXT_SERVER", &server)) == 0)
+                        r = dhcp_lease_get(text, "SERVER_ADDRESS", &server);
+                if (r >= 0 && !root_path) {
+                        ifname_of((int) ifindex, name);
+                        r = strextend_with_separator(&best.without, ", ", name);
+                } else if (r >= 0 && (best.ifindex == 0 || (int) ifindex < best.ifindex)) {
+                        best.ifindex = (int) ifindex;
+                        free(best.root_path);
+                        free(best.server);
+                        best.root_path = TAKE_PTR(root_path);
+                        best.server = TAKE_PTR(server);
+                }
+                if (r < 0)
+                        r = log_oom();
+        }
+        if (d)
+                closedir(d);
+        if (r < 0)
+                return r;
+        r = best.ifindex > 0;
+        *ret = best;
+        best = (DhcpRootLease) {};
+        return r;
+}
+
+/* The units that wait for the lease: the drop-in that asks DHCP for option 17, run before
+ * systemd-networkd starts, and FOYER_DHCP_ROOT_SERVICE, which initrd-root-fs.target requires. */
+static int write_dhcp_root_units(const char *dest, const char *key, const char *value) {
+        _cleanup_unit_file_ UnitFile *u = NULL;
+        int r;
+
+        r = unit_file_write_dropinf(dest, "systemd-network-generator.service", 50, "foyer-root-dhcp",
+                                    "# Automatically generated by foyer-netroot-generator\n\n"
+                                    "[Service]\n"
+                                    "ExecStartPost=@" FOYER_NETROOT_GENERATOR_PATH " " FOYER_DHCP_ROOT_MODE " network\n");
+        if (r < 0)
+                return log_error_errno(r, "Failed to write the drop-in for systemd-network-generator.service: %m");
+        r = generator_open_unit_file(dest, "/proc/cmdline", FOYER_DHCP_ROOT_SERVICE, &u);
+        if (r < 0)
+                return r;
+        /* The mount's own timeout bounds the wait once the lease is there (the network's is
+         * systemd-networkd-wait-online's). Its failure fails initrd-root-fs.target: the report. */
+        fprintf(unit_file_stream(u),
+                "[Unit]\n"
+                "Description=Root file system from the DHCP root path (%s=%s)\n"
+                "Documentation=man:foyer-kernel-command-line(7)\n"
+                "DefaultDependencies=no\n"
+                "Wants=network-online.target\n"
+                "After=network-online.target\n"
+                "Before=initrd-root-fs.target\n"
+                "\n[Service]\n"
+                "Type=oneshot\n"
+                "RemainAfterExit=yes\n"
+                "TimeoutStartSec=infinity\n"
+                "ExecStart=@" FOYER_NETROOT_GENERATOR_PATH " " FOYER_DHCP_ROOT_MODE " mount\n",
+                key, value);
+        r = generator_commit_unit_file(u, "/proc/cmdline");
+        if (r < 0)
+                return r;
+        return generator_add_symlink(dest, "initrd-root-fs.target", "requires", FOYER_DHCP_ROOT_SERVICE);
+}
+
+/* root=dhcp (netroot=dhcp): the waiting units, and, once a lease holds a root path (the run after
+ * FOYER_DHCP_ROOT_SERVICE's daemon-reload), the root it names, as root= would give it. */
+static int add_dhcp_root(const char *dest, const char *key, const char *value) {
+        _cleanup_(dhcp_root_lease_done) DhcpRootLease lease = {};
+        _cleanup_free_ char *spec = NULL, *shown = NULL;
+        char name[IF_NAMESIZE + 16];
+        NetrootKind kind;
+        int r;
+
+        if (!streq(value, "dhcp"))
+                return refuse(key, value, "only a DHCPv4 root path is supported (root=dhcp)");
+        r = write_dhcp_root_units(dest, key, value);
+        if (r < 0)
+                return r;
+        r = find_dhcp_root_lease(&lease);
+        if (r < 0)
+                return r;
+        if (r == 0) {
+                log_debug("%s=%s: no DHCP lease with a root path yet; " FOYER_DHCP_ROOT_SERVICE
+                          " mounts it once the network is up.", key, value);
+                return 0;
+        }
+        ifname_of(lease.ifindex, name);
+        r = dhcp_root_path_to_spec(lease.root_path, lease.server, &spec, &kind);
+        if (r < 0)
+                return log_oom();
+        shown = cescape(spec);
+        log_info("%s=%s: the root path %s from the DHCP lease of %s.", key, value, shown ?: "(?)", name);
+        switch (kind) {
+        case NETROOT_NFS:
+                return add_nfs_root(dest, "root-path (DHCP option 17)", spec, NULL);
+        case NETROOT_NBD:
+                return add_nbd_root(dest, "root-path (DHCP option 17)", spec);
+        default:
+                return refuse("root-path (DHCP option 17)", spec, "foyer takes NFS and NBD root paths from DHCP, not this kind yet");
+        }
+}
+
+/* "network": RequestOptions=17 for FOYER_DEFAULT_NETWORK and the .network files of ip= (a static one
+ * ignores it), as drop-ins, which systemd-networkd reads from every network directory. */
+static int dhcp_root_request_option(void) {
+        const char *dir = secure_getenv("FOYER_NETWORK_RUN_DIR") ?: FOYER_NETWORK_RUN_DIR;
+        _cleanup_strv_free_ char **names = NULL;
+        struct dirent *de;
+        DIR *d;
+        int r = 0;
+
+        if (strv_extend(&names, path_basename(FOYER_DEFAULT_NETWORK)) < 0)
+                return log_oom();
+        d = opendir(dir);
+        if (!d && errno != ENOENT)
+                return log_error_errno(errno, "Failed to open %s: %m", dir);
+        while (r >= 0 && d && (de = readdir(d)))
+                if (de->d_name[0] != '.' && endswith(de->d_name, ".network") && !streq(de->d_name, names[0]))
+                        r = strv_extend(&names, de->d_name);
+        if (d)
+                closedir(d);
+        if (r < 0)
+                return log_oom();
+        STRV_FOREACH(n, names) {
+                _cleanup_free_ char *dropin_dir = strjoin(dir, "/", *n, ".d"),
+                                    *path = strjoin(dir, "/", *n, ".d/" FOYER_DHCP_ROOT_DROPIN);
+                int k;
+
+                if (!dropin_dir || !path)
+                        return log_oom();
+                k = mkdir_p(dropin_dir, 0755);
+                if (k >= 0)
+                        k = write_string_file_atomic(path,
+                                                     "# foyer-netroot-generator: root=dhcp takes the root path from DHCP option 17\n"
+                                                     "[DHCPv4]\n"
+                                                     "RequestOptions=17\n");
+                if (k < 0)
+                        RET_GATHER(r, log_error_errno(k, "Failed to write %s: %m", path));
+                else
+                        log_debug("Wrote %s.", path);
+        }
+        return r;
+}
+
+/* "mount": the lease is there (network-online.target was reached): systemd reloads, which runs this
+ * generator again, now writing sysroot.mount for the root path, and the mount is started; its failure
+ * is this unit's. No root path: the error, naming the interfaces and what they lack. */
+static int dhcp_root_mount(void) {
+        _cleanup_(dhcp_root_lease_done) DhcpRootLease lease = {};
+        _cleanup_free_ char *shown = NULL;
+        char name[IF_NAMESIZE + 16];
+        int r;
+
+        r = find_dhcp_root_lease(&lease);
+        if (r < 0)
+                return r;
+        if (r == 0) {
+                if (lease.without)
+                        return log_error_errno(SYNTHETIC_ERRNO(ENOENT),
+                                               "root=dhcp: no DHCP lease holds a root path (option 17, root-path); leases on: %s. "
+                                               "The DHCP server must send one, or give root= a root of its own.",
+                                               lease.without);
+                return log_error_errno(SYNTHETIC_ERRNO(ENOENT),
+                                       "root=dhcp: no interface got a DHCPv4 lease (none in %s), so there is no root path "
+                                       "(option 17). Check the network (ip=) and the DHCP server.", leases_dir());
+        }
+        ifname_of(lease.ifindex, name);
+        shown = cescape(lease.root_path);
+        if (!shown)
+                return log_oom();
+        log_info("root=dhcp: the root path %s from the DHCP lease of %s.", shown, name);
+        r = generator_systemctl((const char *[]) { "daemon-reload", NULL });
+        if (r < 0)
+                return r;
+        r = generator_systemctl((const char *[]) { "start", "sysroot.mount", NULL });
+        if (r < 0)
+                return log_error_errno(r, "root=dhcp: the root path %s from the DHCP lease of %s was not mounted "
+                                       "(see foyer-netroot-generator's and sysroot.mount's messages).",
+                                       shown, name);
+        return 0;
+}
+
+static int dhcp_root_main(int argc, char *argv[]) {
+        if (!in_initrd())
+                return log_error_errno(SYNTHETIC_ERRNO(EPERM), "This program is only useful in the initrd.");
+        if (argc == 2 && streq(argv[1], "network"))
+                return dhcp_root_request_option();
+        if (argc == 2 && streq(argv[1], "mount"))
+                return dhcp_root_mount();
+        return log_error_errno(SYNTHETIC_ERRNO(EINVAL), "Usage: " FOYER_DHCP_ROOT_MODE " network|mount");
+}
+
 static int run(const char *dest, const char *dest_early, const char *dest_late) {
         const char *key = "root", *value;
         NetrootKind kind;
@@ -559,15 +813,31 @@ static int run(const char *dest, const char *dest_early, const char *dest_late) 
                 log_debug("Skipping, as no network root was requested.");
                 return 0;
         case NETROOT_NFS:
-                return add_nfs_root(dest);
+                return add_nfs_root(dest, "root", arg_root, arg_nfsroot);
         case NETROOT_NBD:
                 return add_nbd_root(dest, key, value);
         case NETROOT_ISCSI:
                 return add_iscsi_roots(dest, key, streq(key, "root") ? (char *[]) { arg_root, NULL } : arg_iscsi);
         case NETROOT_DHCP:
+                return add_dhcp_root(dest, key, value);
         default:
                 return refuse(key, value, "foyer does not implement this network root yet");
         }
 }
 
-FOYER_DEFINE_MAIN_GENERATOR(run, reset_args);
+static int netroot_main(int argc, char *argv[]) {
+        int r;
+
+        if (!streq(program_invocation_short_name, FOYER_DHCP_ROOT_MODE))
+                return generator_main(argc, argv, run, reset_args);
+
+        log_set_target(LOG_TARGET_AUTO);
+        log_parse_environment();
+        log_open();
+        r = dhcp_root_main(argc, argv);
+        reset_args();
+        log_close();
+        return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+FOYER_DEFINE_MAIN(netroot_main);

@@ -15,7 +15,6 @@
 #include "mount-options.h"
 #include "netroot.h"
 #include "parse-util.h"
-#include "process-util.h"
 #include "root-extra.h"
 #include "root-fstab.h"
 #include "root-form.h"
@@ -453,24 +452,6 @@ static int run(const char *dest, const char *dest_early, const char *dest_late) 
         return r < 0 ? r : 0;
 }
 
-static int systemctl(const char *const *args) {
-        const char *exe = secure_getenv("FOYER_SYSTEMCTL") ?: "systemctl";
-        const char *argv[8] = { exe };
-        int status, r;
-
-        for (size_t i = 0; args[i] && i + 2 < ELEMENTSOF(argv); i++)
-                argv[i + 1] = args[i];
-
-        r = spawn_and_wait(exe, (char **) argv, &(SpawnOptions) { .search_path = true }, &status);
-        if (r < 0) {
-                log_error_errno(r, "Failed to execute %s: %m", exe);
-                status = -1;    /* as when a forked child failed to exec: the call failed */
-        }
-        if (r < 0 || !wait_status_ok(status))
-                return log_error_errno(SYNTHETIC_ERRNO(EPROTO), "%s %s failed.", exe, args[0]);
-        return 0;
-}
-
 /* initrd-parse-etc.service: once /sysroot is mounted, reload if the host fstab has entries for the
  * initrd, and queue initrd-fs.target and swap.target again so that the new units are started. */
 static int run_sysroot_check(int argc) {
@@ -492,10 +473,10 @@ static int run_sysroot_check(int argc) {
                 return 0;
         }
 
-        r = systemctl((const char *[]) { "daemon-reload", NULL });
+        r = generator_systemctl((const char *[]) { "daemon-reload", NULL });
         if (r < 0)
                 return r;
-        return systemctl((const char *[]) { "--no-block", "start", "initrd-fs.target", "swap.target", NULL });
+        return generator_systemctl((const char *[]) { "--no-block", "start", "initrd-fs.target", "swap.target", NULL });
 }
 
 static int root_main(int argc, char *argv[]) {

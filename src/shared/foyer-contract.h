@@ -310,3 +310,20 @@
  * (FOYER_NETWORKD) with systemd_libexec_dir() at run time. */
 #define FOYER_NBD_ROOT_SERVICE "foyer-nbd-root.service"
 #define FOYER_NBD_DEVICE "/dev/nbd0"
+
+/* root=dhcp and netroot=dhcp (foyer-netroot-generator): the root path comes from DHCP option 17.
+ * foyer-netroot-generator in the image, run again under the argv[0] FOYER_DHCP_ROOT_MODE by the units
+ * it writes: "FOYER_DHCP_ROOT_MODE network" (ExecStartPost= of systemd-network-generator.service, before
+ * systemd-networkd starts) writes FOYER_DHCP_ROOT_DROPIN for FOYER_DEFAULT_NETWORK and every .network
+ * in FOYER_NETWORK_RUN_DIR (RequestOptions=17); "FOYER_DHCP_ROOT_MODE mount" (FOYER_DHCP_ROOT_SERVICE,
+ * after network-online.target) finds the root path in FOYER_DHCP_LEASES_DIR, reloads systemd (which
+ * runs the generator again: it now finds the lease and writes sysroot.mount) and starts sysroot.mount. */
+#define FOYER_NETROOT_GENERATOR_PATH FOYER_IMAGE_GENERATOR_DIR "/foyer-netroot-generator"
+#define FOYER_DHCP_ROOT_MODE "foyer-dhcp-root"
+#define FOYER_DHCP_ROOT_SERVICE "foyer-dhcp-root.service"
+/* systemd-networkd's DHCPv4 leases, one file per interface index (sd-dhcp-lease's dhcp_lease_save():
+ * ROOT_PATH= holds option 17; systemd 252 and 257 write it). */
+#define FOYER_DHCP_LEASES_DIR "/run/systemd/netif/leases"
+/* Where systemd-network-generator writes the .network files of ip= (and where the drop-ins go). */
+#define FOYER_NETWORK_RUN_DIR "/run/systemd/network"
+#define FOYER_DHCP_ROOT_DROPIN "50-foyer-root-dhcp.conf"

@@ -8,6 +8,7 @@
 #include "generator.h"
 #include "mount-options.h"
 #include "parse-util.h"
+#include "process-util.h"
 #include "strv.h"
 #include "systemd-version.h"
 #include "unit-name.h"
@@ -546,4 +547,22 @@ int generator_hook_up_growfs(const char *dir, const char *where, const char *tar
         if (r < 0)
                 return r;
         return generator_add_symlink(dir, where_unit, "wants", unit);
+}
+
+int generator_systemctl(const char *const *args) {
+        const char *exe = secure_getenv("FOYER_SYSTEMCTL") ?: "systemctl";
+        const char *argv[8] = { exe };
+        int status, r;
+
+        for (size_t i = 0; args[i] && i + 2 < ELEMENTSOF(argv); i++)
+                argv[i + 1] = args[i];
+
+        r = spawn_and_wait(exe, (char **) argv, &(SpawnOptions) { .search_path = true }, &status);
+        if (r < 0) {
+                log_error_errno(r, "Failed to execute %s: %m", exe);
+                status = -1;    /* as when a forked child failed to exec: the call failed */
+        }
+        if (r < 0 || !wait_status_ok(status))
+                return log_error_errno(SYNTHETIC_ERRNO(EPROTO), "%s %s failed.", exe, args[0]);
+        return 0;
 }

@@ -107,3 +107,8 @@ int generator_hook_up_pcrfs(const char *dir, const char *where, const char *targ
 /* 258's x-systemd.validatefs: the image's systemd-validatefs@.service instance for where in
  * <where>.mount.wants/, target (may be NULL) ordered after it. */
 int generator_hook_up_validatefs(const char *dir, const char *where, const char *target);
+
+/* Runs systemctl (or $FOYER_SYSTEMCTL, for the tests) with args (a NULL-terminated list of at most 6)
+ * and waits for it, for a generator's second mode that runs as a unit (systemd-sysroot-fstab-check,
+ * foyer-dhcp-root): 0, or an error logged naming the command. */
+int generator_systemctl(const char *const *args);

@@ -552,3 +552,54 @@ int iscsi_root_parse(const char *spec, IscsiRoot *ret, const char **ret_error) {
         n = (IscsiRoot) {};
         return 0;
 }
+
+int dhcp_lease_get(const char *lease, const char *key, char **ret) {
+        size_t l;
+
+        assert(lease);
+        assert(key);
+        assert(ret);
+
+        *ret = NULL;
+        l = strlen(key);
+        for (const char *p = lease, *end; *p; p = *end ? end + 1 : end) {
+                end = strchrnul(p, '\n');
+                if (strncmp(p, key, l) != 0 || p[l] != '=')
+                        continue;
+                p += l + 1;
+                if (end == p)
+                        return 0;
+                *ret = strndup(p, end - p);
+                return *ret ? 1 : -ENOMEM;
+        }
+        return 0;
+}
+
+int dhcp_root_path_to_spec(const char *root_path, const char *server, char **ret, NetrootKind *ret_kind) {
+        const char *prefix = "", *path = root_path;
+        NetrootKind kind = NETROOT_NFS;
+
+        assert(root_path);
+        assert(ret);
+        assert(ret_kind);
+
+        if (startswith(root_path, "nbd:"))
+                kind = NETROOT_NBD;
+        else if (startswith(root_path, "iscsi:"))
+                kind = NETROOT_ISCSI;
+        else if ((path = startswith(root_path, "nfs4:")))
+                prefix = "nfs4:";
+        else if ((path = startswith(root_path, "nfs:")))
+                prefix = "nfs:";
+        else
+                path = root_path;
+        /* dracut: a path alone is an export of the next server (siaddr), else of the DHCP server. */
+        if (kind == NETROOT_NFS && path[0] == '/' && !isempty(server))
+                *ret = strjoin(prefix, server, ":", path);
+        else
+                *ret = strdup(root_path);
+        if (!*ret)
+                return -ENOMEM;
+        *ret_kind = kind;
+        return 0;
+}

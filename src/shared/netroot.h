@@ -95,3 +95,18 @@ typedef struct IscsiRoot {
  * Returns as nfs_root_parse(). */
 int iscsi_root_parse(const char *spec, IscsiRoot *ret, const char **ret_error);
 void iscsi_root_done(IscsiRoot *n);
+/* --- root=dhcp: the root path from DHCP option 17 ------------------------------------------------ */
+
+/* The value of key in the text of a systemd-networkd DHCPv4 lease file (FOYER_DHCP_LEASES_DIR/IFINDEX:
+ * "KEY=VALUE" lines as sd-dhcp-lease's dhcp_lease_save() writes them, ROOT_PATH= from option 17,
+ * NEXT_SERVER= from siaddr, SERVER_ADDRESS= from option 54). The first such line counts; the value runs
+ * to the end of its line, unquoted. Returns 1 and a new string in *ret, 0 (*ret NULL) when there is no
+ * such line or its value is empty, or -ENOMEM. */
+int dhcp_lease_get(const char *lease, const char *key, char **ret);
+
+/* The root spec of a DHCP root path, as dracut's netroot.sh reads it: nbd:... and iscsi:... as given,
+ * nfs:/nfs4: as given, anything else an NFS SERVER:/PATH (the version from rootfstype=, as for root=).
+ * A path without its server (/PATH, nfs:/PATH, nfs4:/PATH) gets server (the lease's next server, else
+ * its DHCP server; may be NULL, then it stays without one and nfs_root_parse() refuses it). Returns 0
+ * with the spec in *ret and its kind in *ret_kind (NETROOT_NFS, NBD or ISCSI), or -ENOMEM. */
+int dhcp_root_path_to_spec(const char *root_path, const char *server, char **ret, NetrootKind *ret_kind);

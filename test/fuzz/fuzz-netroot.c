@@ -6,7 +6,10 @@
  * rw; NFSv3 always gets nolock; an accepted NBD port is a number from 1 to 65535; a refusal always
  * gives a reason; the classifiers agree with the parsers. SPEC is also tried as an iscsi: spec: an
  * accepted one has a server, a target name that is not an option, a port from 1 to 65535, a numeric LUN,
- * CHAP credentials in complete pairs (the target's only with the initiator's) and every field safe. */
+ * CHAP credentials in complete pairs (the target's only with the initiator's) and every field safe.
+ * The whole input is also a lease file of systemd-networkd (root=dhcp): a value found is non-empty and
+ * holds no newline, and the root spec made of it (with a server) keeps the path and has a network
+ * root's kind. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -96,6 +99,32 @@ static void check_iscsi(const char *spec, const char *input) {
                 fuzz_fail("accepted a field that is not safe for a unit", input);
 }
 
+static void check_lease(const char *lease, const char *input) {
+        static const char *const keys[] = { "ROOT_PATH", "NEXT_SERVER", "SERVER_ADDRESS" };
+
+        for (size_t i = 0; i < ELEMENTSOF(keys); i++) {
+                _cleanup_free_ char *v = NULL, *spec = NULL;
+                NetrootKind kind = NETROOT_NONE;
+                int r;
+
+                r = dhcp_lease_get(lease, keys[i], &v);
+                if (r < 0)
+                        return;
+                if ((r > 0) != !!v || (v && (isempty(v) || strchr(v, '\n'))))
+                        fuzz_fail("a lease value that is empty, holds a newline or does not match the result", input);
+                if (!v)
+                        continue;
+                if (dhcp_root_path_to_spec(v, "10.0.3.1", &spec, &kind) < 0)
+                        return;
+                if (!strstr(spec, v) && !strstr(spec, strchr(v, '/') ?: v))
+                        fuzz_fail("the root spec lost the root path", input);
+                if (kind != NETROOT_NFS && kind != NETROOT_NBD && kind != NETROOT_ISCSI)
+                        fuzz_fail("a root spec of no network root kind", input);
+                if (kind == NETROOT_NFS)
+                        check_nfs(spec, NULL, NULL, input);
+        }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         _cleanup_free_ char *s = NULL, *nbd = NULL, *iscsi = NULL;
         const char *rootflags = NULL;
@@ -106,6 +135,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         s = fuzz_strndup(data, size);
         if (!s)
                 return 0;
+        check_lease(s, s);
         nl = strchr(s, '\n');
         if (nl) {
                 *nl = 0;

@@ -69,6 +69,11 @@
  *                         connection on its stdin and stdout (user-net guestfwd=tcp:ADDR:PORT-cmd:CMD;
  *                         QEMU splits CMD into words as a shell would, without running one: quotes
  *                         work, $VARIABLES do not; @PORT_NAME@ is replaced). No host port is opened
+ *   socket-net PORT       a second network card (virtio-net-pci, MAC 52:54:00:12:34:57) whose Ethernet
+ *                         frames QEMU exchanges over a TCP connection to 127.0.0.1:PORT (-netdev
+ *                         socket,connect=: each frame as a 4-byte big-endian length and the frame),
+ *                         PORT a number or a server's @PORT_NAME@ (e.g. servers/dhcp-rootpath.py's,
+ *                         which hands out a root path by DHCP); after the user network's card, if any
  *   tpm                   a TPM 2.0 (tpm-crb, QEMU's emulator backend on a swtpm started for each
  *                         boot, $FOYER_VM_SWTPM overrides the program); its state directory is the
  *                         run's own, kept across boots and removed at the end
@@ -107,7 +112,7 @@
  *                         step, and the lines that shape the machine (append, firmware, qemu-args,
  *                         drive-if, controller, serial2, timeout, fail, secret and the shell runner's) come
  *                         before it: they hold for every boot. timeout is for all boots together.
- *                         (hostfwd, net, server, guestfwd, tpm and vga too.) "boot tpm-reset" (with tpm) starts that boot
+ *                         (hostfwd, net, socket-net, server, guestfwd, tpm and vga too.) "boot tpm-reset" (with tpm) starts that boot
  *                         on an empty TPM state: the earlier boots' is wiped, as if the TPM had been
  *                         cleared or replaced, so that what was sealed to it no longer unseals.
  * Lines for the shell runner (disk, needs, image-args, uki, uki-other-append, esp-files, kernel, root, initrd) are
@@ -217,6 +222,8 @@ static struct {
         int controller_line;    /* its script line (0: none) */
         int hostfwd_port;       /* hostfwd GUESTPORT (0: no forward) */
         bool net;               /* net: a network card even without a forward */
+        char *socket_net;       /* socket-net PORT: the port (a number or a placeholder), or NULL */
+        int socket_net_line;
         bool tpm, vga;
         char *extra_args[MAX_EXTRA_ARGS];       /* qemu-args */
         int n_extra_args;
@@ -1065,7 +1072,7 @@ static char *expand_ports(const char *s) {
 static bool is_machine_keyword(const char *s) {
         static const char *const keywords[] = {
                 "append", "firmware", "timeout", "fail", "secret", "serial2", "qemu-args", "drive-if",
-                "controller", "hostfwd", "net", "server", "guestfwd", "tpm", "vga",
+                "controller", "hostfwd", "net", "socket-net", "server", "guestfwd", "tpm", "vga",
                 "disk", "needs", "image-args", "uki", "uki-other-append", "esp-files", "kernel", "root", "initrd",
         };
         for (size_t i = 0; i < sizeof keywords / sizeof keywords[0]; i++)
@@ -1280,6 +1287,20 @@ static void parse_script(const char *path) {
                         if (*rest)
                                 die("%s:%d: net takes no arguments", path, lineno);
                         cfg.net = true;
+                        continue;
+                } else if (strcmp(s, "socket-net") == 0) {
+                        char *end;
+                        long p = strtol(rest, &end, 10);
+                        if (cfg.socket_net)
+                                die("%s:%d: only one socket-net line (the first is line %d)", path, lineno,
+                                    cfg.socket_net_line);
+                        bool placeholder = strncmp(rest, "@PORT_", 6) == 0 && strchr(rest + 1, '@') == rest + strlen(rest) - 1;
+                        if (!placeholder && (end == rest || *end || p <= 0 || p > 65535))
+                                die("%s:%d: socket-net needs a loopback TCP port (a number or a server's "
+                                    "@PORT_NAME@), not '%s'", path, lineno, rest);
+                        check_port_placeholders(rest, path, lineno);
+                        cfg.socket_net = strdup(rest);
+                        cfg.socket_net_line = lineno;
                         continue;
                 } else if (strcmp(s, "server") == 0) {
                         parse_server(rest, path, lineno);
@@ -2072,6 +2093,15 @@ static pid_t spawn_qemu(const char *accel, bool probe, const char *initrd, const
                         die("the -netdev argument is too long (guestfwd commands)");
                 argv[n++] = "-netdev"; argv[n++] = netdev_arg;
                 argv[n++] = "-device"; argv[n++] = "virtio-net-pci,netdev=n0";
+        }
+        /* socket-net: QEMU connects to the port (a server's, listening since before QEMU started). */
+        static char socket_netdev_arg[100];
+        if (!probe && cfg.socket_net) {
+                char *port = expand_ports(cfg.socket_net);
+                snprintf(socket_netdev_arg, sizeof socket_netdev_arg, "socket,id=n1,connect=127.0.0.1:%s", port);
+                free(port);
+                argv[n++] = "-netdev"; argv[n++] = socket_netdev_arg;
+                argv[n++] = "-device"; argv[n++] = "virtio-net-pci,netdev=n1,mac=52:54:00:12:34:57";
         }
         /* tpm-crb: q35's TPM 2.0 interface (tpm-tis works too; CRB is what TPM 2.0 machines have). */
         if (!probe && *tpm.sock) {

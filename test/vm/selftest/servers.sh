@@ -1,13 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# servers.sh VM_RUN: vm-run's net, server and guestfwd lines, against fake-qemu.sh and
+# servers.sh VM_RUN: vm-run's net, socket-net, server and guestfwd lines, against fake-qemu.sh and
 # fake-server.py:
 #   - servers.scenario: each server's ports are the run's own and all different, in the kernel
 #     command line, the environment and host steps, which reach the servers on 127.0.0.1; a guestfwd
 #     command gets its port and its comma doubled in -netdev user, net makes one card; the servers
 #     are stopped (SIGTERM, which they see) when the run ends, their output kept beside the log;
-#   - hostfwd with net and guestfwd: still one -netdev and one card;
+#   - hostfwd with net and guestfwd: still one -netdev and one card; socket-net a second card, on
+#     the server's port;
 #   - a server that exits, or never listens, fails the run before the boot, naming the server and
 #     showing its output; servers are stopped when the run fails and when vm-run gets SIGTERM;
 #   - the lines' errors are refused with the file and line: a duplicate name, a placeholder with no
@@ -58,6 +59,16 @@ grep -q -- "-netdev user,id=n0,hostfwd=tcp:127\.0\.0\.1:[0-9]*-:22,guestfwd=tcp:
 printf 'net\nexpect 15 Press Enter\n' >"$tmp/net.scenario"
 run c "$tmp/net.scenario" || { cat "$tmp/stderr.c"; fail "net.scenario failed"; }
 grep -q -- "-netdev user,id=n0 -device virtio-net-pci,netdev=n0\$" "$tmp/args.c" || { cat "$tmp/args.c"; fail "net: no plain card"; }
+
+echo "== socket-net: a second card on a server's port, after the user network's"
+printf '%s\nnet\nsocket-net @PORT_DHCP@\nexpect 15 Press Enter\n' \
+        "server DHCP 1 python3 \"\$FOYER_VM_TESTDIR/selftest/fake-server.py\" DHCP \"\$MARKER_DIR/DHCP\" @PORT_DHCP@" \
+        >"$tmp/socket.scenario"
+run d "$tmp/socket.scenario" || { cat "$tmp/stderr.d"; fail "socket.scenario failed"; }
+dport=$(grep -o 'server DHCP: 127\.0\.0\.1:[0-9]*' "$tmp/stderr.d" | cut -d: -f3)
+[[ -n $dport ]] || { cat "$tmp/stderr.d"; fail "socket-net: no port for server DHCP"; }
+grep -q -- "-netdev user,id=n0 -device virtio-net-pci,netdev=n0 -netdev socket,id=n1,connect=127\.0\.0\.1:$dport -device virtio-net-pci,netdev=n1,mac=52:54:00:12:34:57\( \|\$\)" \
+        "$tmp/args.d" || { cat "$tmp/args.d"; fail "socket-net: no second card on 127.0.0.1:$dport after the first"; }
 
 bad() {
         local what=$1 pattern=$2 rc_want=$3 rc=0
@@ -117,5 +128,9 @@ bad "guestfwd no command" ":1: guestfwd needs a command" 2 'guestfwd 10.0.2.100:
 bad "guestfwd twice" ":2: guestfwd 10.0.2.100:80 twice (the first is line 1)" 2 \
         'guestfwd 10.0.2.100:80 cat\nguestfwd 10.0.2.100:80 cat\nexpect 5 x\n'
 bad "net with an argument" ":1: net takes no arguments" 2 'net 1\nexpect 5 x\n'
+bad "socket-net no port" ":1: socket-net needs a loopback TCP port (a number or a server's @PORT_NAME@), not 'x'" 2 \
+        'socket-net x\nexpect 5 x\n'
+bad "socket-net no server" ":1: @PORT_DHCP@: no server line of that name before it" 2 'socket-net @PORT_DHCP@\nexpect 5 x\n'
+bad "socket-net twice" ":2: only one socket-net line (the first is line 1)" 2 'socket-net 5000\nsocket-net 5001\nexpect 5 x\n'
 bad "server after boot" ":2: 'server' belongs before the first boot line" 2 "boot\n$(srv OK)\nexpect 5 x\n"
 echo "ok"
