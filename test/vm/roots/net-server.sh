@@ -13,38 +13,14 @@ set -euo pipefail
 
 cachedir=${1:?usage: net-server.sh CACHEDIR}
 here=$(dirname "$(realpath "$0")")
+# shellcheck source=SCRIPTDIR/lib.sh
+source "$here/lib.sh"
 base=$("$here/bookworm.sh" "$cachedir")
-# shellcheck source=SCRIPTDIR/../../lib/cache.sh
-source "$here/../../lib/cache.sh"
-hash=$(cache_key "$0" -- "$base")
-tree=$cachedir/tree-net-server-$hash
-
-if cache_begin "$cachedir/tree-net-server.lock" "$tree"; then
-        echo "$tree"
-        exit 0
-fi
-cp -a "$base" "$tree.tmp"
-t=$tree.tmp
-# invoke-rc.d asks policy-rc.d before starting anything: 101, "action forbidden".
-printf '#!/bin/sh\nexit 101\n' >"$t/usr/sbin/policy-rc.d"
-chmod 0755 "$t/usr/sbin/policy-rc.d"
-{
-        chroot "$t" apt-get update -q
-        chroot "$t" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-                nfs-ganesha nfs-ganesha-vfs tgt tang jose
-} >&2
-rm -rf "$t"/var/lib/apt/lists/* "$t"/var/cache/apt/*.bin "$t"/var/cache/apt/archives/*.deb "$t"/var/log/*.log
+apt_tree_begin "$cachedir" net-server "$base" "$0"
+apt_tree_install nfs-ganesha nfs-ganesha-vfs tgt tang jose
 # Should the tree ever be booted, none of the daemons starts on its own.
-for u in nfs-ganesha.service nfs-ganesha-lock.service nfs-ganesha-config.service tgt.service \
-         tangd.socket tangd-update.path tangd-update.service tangd-keygen.service rpcbind.service rpcbind.socket; do
-        ln -sf /dev/null "$t/etc/systemd/system/$u"
-done
+apt_tree_mask nfs-ganesha.service nfs-ganesha-lock.service nfs-ganesha-config.service tgt.service \
+        tangd.socket tangd-update.path tangd-update.service tangd-keygen.service rpcbind.service rpcbind.socket
 # The programs the server scripts run; a tree without them is no server tree.
-for p in /usr/bin/ganesha.nfsd /usr/sbin/tgtd /usr/sbin/tgtadm /usr/libexec/tangd /usr/libexec/tangd-keygen; do
-        [[ -x $t$p ]] || { echo "net-server: $p is missing from the tree" >&2; exit 1; }
-done
-cache_commit "$tree"
-for old in "$cachedir"/tree-net-server-*; do
-        [[ $old == "$tree" || $old == "$tree.ok" || $old == *.lock ]] || rm -rf "$old"
-done
-echo "$tree"
+apt_tree_require /usr/bin/ganesha.nfsd /usr/sbin/tgtd /usr/sbin/tgtadm /usr/libexec/tangd /usr/libexec/tangd-keygen
+apt_tree_commit

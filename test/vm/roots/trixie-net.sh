@@ -30,40 +30,15 @@ set -euo pipefail
 
 cachedir=${1:?usage: trixie-net.sh CACHEDIR}
 here=$(dirname "$(realpath "$0")")
+# shellcheck source=SCRIPTDIR/lib.sh
+source "$here/lib.sh"
 base=$("$here/trixie.sh" "$cachedir")
-# shellcheck source=SCRIPTDIR/../../lib/cache.sh
-source "$here/../../lib/cache.sh"
-hash=$(cache_key "$0" -- "$base")
-tree=$cachedir/tree-trixie-net-$hash
-
-if cache_begin "$cachedir/tree-trixie-net.lock" "$tree"; then
-        echo "$tree"
-        exit 0
-fi
-cp -a "$base" "$tree.tmp"
-t=$tree.tmp
-# invoke-rc.d asks policy-rc.d before starting anything (in a chroot it would run the init scripts).
-printf '#!/bin/sh\nexit 101\n' >"$t/usr/sbin/policy-rc.d"
-chmod 0755 "$t/usr/sbin/policy-rc.d"
-{
-        chroot "$t" apt-get update -q
-        chroot "$t" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-                nfs-common nbd-client open-iscsi clevis clevis-luks clevis-systemd jose curl luksmeta netbase
-} >&2
+apt_tree_begin "$cachedir" trixie-net "$base" "$0"
+apt_tree_install nfs-common nbd-client open-iscsi clevis clevis-luks clevis-systemd jose curl luksmeta netbase
 rm -f "$t/usr/sbin/policy-rc.d"
-rm -rf "$t"/var/lib/apt/lists/* "$t"/var/cache/apt/*.bin "$t"/var/cache/apt/archives/*.deb "$t"/var/log/*.log
-for u in rpcbind.service rpcbind.socket rpc-statd.service rpc-statd-notify.service rpc-gssd.service \
-         rpc-svcgssd.service nfs-idmapd.service nfs-blkmap.service iscsid.service iscsid.socket open-iscsi.service \
-         nbd-client.service clevis-luks-askpass.path; do
-        ln -sf /dev/null "$t/etc/systemd/system/$u"
-done
+apt_tree_mask rpcbind.service rpcbind.socket rpc-statd.service rpc-statd-notify.service rpc-gssd.service \
+        rpc-svcgssd.service nfs-idmapd.service nfs-blkmap.service iscsid.service iscsid.socket open-iscsi.service \
+        nbd-client.service clevis-luks-askpass.path
 # The programs `foyer build --root` looks for; a tree without them tests nothing.
-for p in /usr/sbin/mount.nfs /usr/sbin/nbd-client /usr/sbin/iscsistart /usr/bin/clevis; do
-        [[ -x $t$p ]] || { echo "trixie-net: $p is missing from the tree" >&2; exit 1; }
-done
-cache_commit "$tree"
-# Trees of earlier recipes (or of an earlier trixie tree) are garbage now.
-for old in "$cachedir"/tree-trixie-net-*; do
-        [[ $old == "$tree" || $old == "$tree.ok" || $old == *.lock ]] || rm -rf "$old"
-done
-echo "$tree"
+apt_tree_require /usr/sbin/mount.nfs /usr/sbin/nbd-client /usr/sbin/iscsistart /usr/bin/clevis
+apt_tree_commit

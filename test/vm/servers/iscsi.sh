@@ -29,15 +29,9 @@ initiator=${5:-ALL}
 [[ -x $server_tree/usr/sbin/tgtd ]] || { echo "iscsi.sh: no tgtd in $server_tree" >&2; exit 1; }
 [[ -r $image ]] || { echo "iscsi.sh: no image $image" >&2; exit 1; }
 
-dir=$(mktemp -d "${TMPDIR:-/tmp}/foyer-iscsi-XXXXXX")
-pid=
-cleanup() {
-        [[ -z $pid ]] || kill "$pid" 2>/dev/null || true
-        [[ -z $pid ]] || wait "$pid" 2>/dev/null || true
-        rm -rf "$dir"
-}
-trap cleanup EXIT
-trap 'exit 0' TERM INT
+# shellcheck source=SCRIPTDIR/lib.sh
+source "$(dirname "$(realpath "$0")")/lib.sh"
+server_scratch iscsi
 
 cp --sparse=always "$image" "$dir/disk.img"
 echo "iscsi.sh: $image (copy $dir/disk.img) as $target LUN 1 on 127.0.0.1:$port, initiator $initiator"

@@ -14,15 +14,9 @@ export_name=${2:?usage: nbd.sh PORT EXPORT IMAGE}
 image=$(realpath "${3:?usage: nbd.sh PORT EXPORT IMAGE}")
 [[ -r $image ]] || { echo "nbd.sh: no image $image" >&2; exit 1; }
 
-dir=$(mktemp -d "${TMPDIR:-/tmp}/foyer-nbd-XXXXXX")
-pid=
-cleanup() {
-        [[ -z $pid ]] || kill "$pid" 2>/dev/null || true
-        [[ -z $pid ]] || wait "$pid" 2>/dev/null || true
-        rm -rf "$dir"
-}
-trap cleanup EXIT
-trap 'exit 0' TERM INT
+# shellcheck source=SCRIPTDIR/lib.sh
+source "$(dirname "$(realpath "$0")")/lib.sh"
+server_scratch nbd
 qemu-img create -q -f qcow2 -b "$image" -F raw "$dir/overlay.qcow2"
 echo "nbd.sh: $image (overlay $dir/overlay.qcow2) as export '$export_name' on 127.0.0.1:$port"
 # --persistent: the server outlives a client's disconnect (the initrd's nbd-client and the real

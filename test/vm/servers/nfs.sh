@@ -32,15 +32,9 @@ mount_port=${5:?$usage}
 [[ -x $server_tree/usr/bin/ganesha.nfsd ]] || { echo "nfs.sh: no ganesha.nfsd in $server_tree" >&2; exit 1; }
 [[ -d $root_tree/etc ]] || { echo "nfs.sh: $root_tree is no root tree" >&2; exit 1; }
 
-dir=$(mktemp -d "${TMPDIR:-/tmp}/foyer-nfs-XXXXXX")
-pid=
-cleanup() {
-        [[ -z $pid ]] || kill "$pid" 2>/dev/null || true
-        [[ -z $pid ]] || wait "$pid" 2>/dev/null || true
-        rm -rf "$dir"
-}
-trap cleanup EXIT
-trap 'exit 0' TERM INT
+# shellcheck source=SCRIPTDIR/lib.sh
+source "$(dirname "$(realpath "$0")")/lib.sh"
+server_scratch nfs
 
 cp -a "$root_tree" "$dir/export"
 printf '# an NFS root (servers/nfs.sh): no line for /, no disk\n' >"$dir/export/etc/fstab"
