@@ -226,3 +226,19 @@ check_kept() {
         fi
         return $ok
 }
+
+# For the tests of a generator mode that calls systemctl (FOYER_SYSTEMCTL=$tmp/systemctl, which
+# writes its arguments to $tmp/calls): a run named $1 exited $2, which must be $3, and called
+# systemctl exactly as $4 says (one call a line). Prints "ok $1", or a FAIL line with its stderr
+# ($tmp/log) and sets fail=1.
+check_calls() {
+        local what=$1 rc=$2 expected_rc=$3 expected_calls=$4
+        if [[ $rc != "$expected_rc" || $(cat "$tmp/calls") != "$expected_calls" ]]; then
+                echo "FAIL $what: exit $rc (expected $expected_rc), calls: $(cat "$tmp/calls")"
+                sed 's/^/    /' "$tmp/log"
+                # shellcheck disable=SC2034 # read by the test-*.sh that call this
+                fail=1
+        else
+                echo "ok $what"
+        fi
+}

@@ -36,14 +36,7 @@ check() {
                 FOYER_CMDLINE_DIR=/nonexistent FOYER_SYSTEMCTL="$tmp/systemctl" LOG="$tmp/calls" \
                 FOYER_DHCP_LEASES_DIR="$tmp/leases" FOYER_NETWORK_RUN_DIR="$tmp/network" "${env[@]}" \
                 bash -c 'exec -a foyer-dhcp-root "$0" "$@"' "$generator" "$@" 2>"$tmp/log"
-        local rc=$?
-        if [[ $rc != "$expected_rc" || $(cat "$tmp/calls") != "$expected_calls" ]]; then
-                echo "FAIL $what: exit $rc (expected $expected_rc), calls: $(cat "$tmp/calls")"
-                sed 's/^/    /' "$tmp/log"
-                fail=1
-        else
-                echo "ok $what"
-        fi
+        check_calls "$what" $? "$expected_rc" "$expected_calls"
 }
 has_log() {
         grep -qF -- "$1" "$tmp/log" || { echo "FAIL: no message '$1'"; sed 's/^/    /' "$tmp/log"; fail=1; }

@@ -27,14 +27,7 @@ check() {
                 SYSTEMD_EFI_OPTIONS= FOYER_CMDLINE_DIR=/nonexistent SYSTEMD_SYSROOT_FSTAB="$fstab" \
                 FOYER_SYSTEMCTL="$tmp/systemctl" LOG="$tmp/calls" \
                 bash -c 'exec -a systemd-sysroot-fstab-check "$0" "$@"' "$generator" "$@" 2>"$tmp/log"
-        local rc=$?
-        if [[ $rc != "$expected_rc" || $(cat "$tmp/calls") != "$expected_calls" ]]; then
-                echo "FAIL $what: exit $rc (expected $expected_rc), calls: $(cat "$tmp/calls")"
-                sed 's/^/    /' "$tmp/log"
-                fail=1
-        else
-                echo "ok $what"
-        fi
+        check_calls "$what" $? "$expected_rc" "$expected_calls"
 }
 
 printf '/dev/sda2 / ext4 defaults 0 1\nLABEL=home /home ext4 defaults 0 2\n' >"$tmp/boring"

@@ -23,6 +23,8 @@ def fail(msg):
     sys.exit(f"FAIL: {msg}")
 
 
+# The Internet checksum, written here again on purpose rather than imported from the responder: the
+# test checks the responder's checksums, so it must not share their code.
 def checksum(data):
     if len(data) % 2:
         data += b"\0"
