@@ -70,8 +70,9 @@ NetrootCause netroot_cause_of_log(char * const *log, size_t *ret_line) {
         return NETROOT_CAUSE_UNKNOWN;
 }
 
-/* What a cause means, for each kind of root: one or more lines, each starting with two blanks. */
-static void print_cause(FILE *f, const NetrootFailure *n, NetrootCause cause, const char *export) {
+/* What a cause means, for each kind of root: one or more lines, each starting with two blanks. export and
+ * given are the escaped ones (given's parameter name is quoted from it). */
+static void print_cause(FILE *f, const NetrootFailure *n, NetrootCause cause, const char *export, const char *given) {
         bool nfs = n->kind == NETROOT_NFS;
 
         switch (cause) {
@@ -80,17 +81,17 @@ static void print_cause(FILE *f, const NetrootFailure *n, NetrootCause cause, co
                         fprintf(f, "  The server answered and refused the export: %s does not exist there, or is not\n"
                                    "  exported to this machine. Check the path in %.*s= against the server's exports\n"
                                    "  (exportfs -v on the server, or its nfs-ganesha EXPORT blocks).\n",
-                                export, (int) strcspn(n->given, "="), n->given);
+                                export, (int) strcspn(given, "="), given);
                 else
                         fprintf(f, "  The server answered and has no %s%s. Check the name in %.*s=\n"
                                    "  against the server's exports (nbd-client -l SERVER lists them).\n",
                                 isempty(export) ? "default export" : "export named ", export,
-                                (int) strcspn(n->given, "="), n->given);
+                                (int) strcspn(given, "="), given);
                 break;
         case NETROOT_CAUSE_REFUSED:
                 fprintf(f, "  The server's address answered, but nothing listens on the %s port: the %s server is\n"
                            "  not running there, or the port in %.*s= is not its port.\n",
-                        nfs ? "NFS" : "NBD", nfs ? "NFS" : "NBD", (int) strcspn(n->given, "="), n->given);
+                        nfs ? "NFS" : "NBD", nfs ? "NFS" : "NBD", (int) strcspn(given, "="), given);
                 break;
         case NETROOT_CAUSE_UNREACHABLE:
                 fprintf(f, "  The server did not answer: it is down, its address is wrong, or the network does not\n"
@@ -115,7 +116,7 @@ static void print_cause(FILE *f, const NetrootFailure *n, NetrootCause cause, co
                         fprintf(f, "  The network did not come up (above): that comes first.\n");
                 else
                         fprintf(f, "  Check the server, the %s and the options in %.*s=.\n",
-                                nfs ? "export" : "port and export name", (int) strcspn(n->given, "="), n->given);
+                                nfs ? "export" : "port and export name", (int) strcspn(given, "="), given);
                 break;
         }
 }
@@ -170,7 +171,7 @@ int explain_netroot_failure(FILE *f, const NetrootFailure *n, char * const *log)
                         fprintf(f, "    %s\n", *l);
         } else
                 fprintf(f, "  %s logged nothing.\n", tool);
-        print_cause(f, n, cause, export);
+        print_cause(f, n, cause, export, given);
         print_details(f, n->unit);
         return fflush_and_check(f);
 }

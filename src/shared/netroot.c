@@ -115,7 +115,6 @@ static int fail(const char **ret_error, const char *reason) {
 int nfs_root_parse(const char *root, const char *nfsroot, const char *rootfstype, NfsRoot *ret,
                    const char **ret_error) {
         _cleanup_(nfs_root_done) NfsRoot n = {};
-        _cleanup_free_ char *spec = NULL;
         const char *type = "nfs", *arg, *s, *colon, *comma;
 
         assert(root);
