@@ -14,3 +14,15 @@ selftest_begin() {
         tmp=$(mktemp -d)
         trap 'rm -rf "$tmp"' EXIT
 }
+
+# bad WHAT PATTERN STATUS SCENARIO_TEXT: vm-run refuses the scenario SCENARIO_TEXT (printf %b) with exit
+# status STATUS and a message matching PATTERN, or the test fails naming WHAT. It starts vm-run with
+# the sourcing test's own `run ID SCENARIO` (id x), which leaves vm-run's stderr in $tmp/stderr.x.
+bad() {
+        local what=$1 pattern=$2 rc_want=$3 rc=0
+        printf '%b' "$4" >"$tmp/bad.scenario"
+        run x "$tmp/bad.scenario" || rc=$?
+        cat "$tmp/stderr.x"
+        [[ $rc == "$rc_want" ]] || fail "$what: exit status $rc, not $rc_want"
+        grep -q -- "$pattern" "$tmp/stderr.x" || fail "$what: message does not match '$pattern'"
+}

@@ -52,14 +52,6 @@ run m "$here/hostfwd-multiboot.scenario" || { cat "$tmp/stderr.m"; fail "hostfwd
 [[ $(grep -c 'host command ok' "$tmp/stderr.m") == 2 ]] || fail "not both host steps ran"
 
 echo "== a host step that fails"
-bad() {
-        local what=$1 pattern=$2 rc_want=$3 rc=0
-        printf '%b' "$4" >"$tmp/bad.scenario"
-        run x "$tmp/bad.scenario" || rc=$?
-        cat "$tmp/stderr.x"
-        [[ $rc == "$rc_want" ]] || fail "$what: exit status $rc, not $rc_want"
-        grep -q -- "$pattern" "$tmp/stderr.x" || fail "$what: message does not match '$pattern'"
-}
 bad "exit 3" "the host command of script line 3 exited with status 3" 1 \
         'hostfwd 22\nexpect 5 ^HOSTFWD\nhost 5 exit 3\n'
 start=$SECONDS

@@ -70,14 +70,6 @@ dport=$(grep -o 'server DHCP: 127\.0\.0\.1:[0-9]*' "$tmp/stderr.d" | cut -d: -f3
 grep -q -- "-netdev user,id=n0 -device virtio-net-pci,netdev=n0 -netdev socket,id=n1,connect=127\.0\.0\.1:$dport -device virtio-net-pci,netdev=n1,mac=52:54:00:12:34:57\( \|\$\)" \
         "$tmp/args.d" || { cat "$tmp/args.d"; fail "socket-net: no second card on 127.0.0.1:$dport after the first"; }
 
-bad() {
-        local what=$1 pattern=$2 rc_want=$3 rc=0
-        printf '%b' "$4" >"$tmp/bad.scenario"
-        run x "$tmp/bad.scenario" || rc=$?
-        cat "$tmp/stderr.x"
-        [[ $rc == "$rc_want" ]] || fail "$what: exit status $rc, not $rc_want"
-        grep -q -- "$pattern" "$tmp/stderr.x" || fail "$what: message does not match '$pattern'"
-}
 # shellcheck disable=SC2016 # the variables are for the server's shell
 srv() { printf 'server %s 1 python3 "$FOYER_VM_TESTDIR/selftest/fake-server.py" %s "$MARKER_DIR/%s" @PORT_%s@' "$1" "$1" "$1" "$1"; }
 
