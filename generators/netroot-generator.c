@@ -787,7 +787,8 @@ static int dhcp_root_main(int argc, char *argv[]) {
 }
 
 static int run(const char *dest, const char *dest_early, const char *dest_late) {
-        const char *key = "root", *value;
+        const char *key, *value;
+        bool from_netroot;
         NetrootKind kind;
         int r;
 
@@ -801,13 +802,9 @@ static int run(const char *dest, const char *dest_early, const char *dest_late) 
                 if (r < 0)
                         return r;
         }
-        value = arg_root;
-        kind = netroot_kind_of_root(arg_root);
-        if (kind == NETROOT_NONE && arg_netroot) {
-                key = "netroot";
-                value = arg_netroot;
-                kind = netroot_kind_of_netroot(arg_netroot);
-        }
+        kind = netroot_kind_of(arg_root, arg_netroot, &from_netroot);
+        key = from_netroot ? "netroot" : "root";
+        value = from_netroot ? arg_netroot : arg_root;
         switch (kind) {
         case NETROOT_NONE:
                 log_debug("Skipping, as no network root was requested.");

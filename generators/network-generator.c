@@ -207,15 +207,11 @@ static int write_network_generator_dropin(const char *dest) {
 /* The network root the command line names: the key ("root" or "netroot") and value in *ret_key and
  * *ret_value, or NETROOT_NONE. dracut: root= takes precedence over netroot=. */
 static NetrootKind find_netroot(const char **ret_key, const char **ret_value) {
-        NetrootKind k = netroot_kind_of_root(arg_root);
+        bool from_netroot;
+        NetrootKind k = netroot_kind_of(arg_root, arg_netroot, &from_netroot);
 
-        *ret_key = "root";
-        *ret_value = arg_root;
-        if (k == NETROOT_NONE && arg_netroot) {
-                *ret_key = "netroot";
-                *ret_value = arg_netroot;
-                k = netroot_kind_of_netroot(arg_netroot);
-        }
+        *ret_key = from_netroot ? "netroot" : "root";
+        *ret_value = from_netroot ? arg_netroot : arg_root;
         return k;
 }
 

@@ -388,19 +388,17 @@ static int read_netroot(Context *c) {
         _cleanup_free_ char *root = NULL, *netroot = NULL, *nfsroot = NULL, *rootfstype = NULL;
         Netroot *n = &c->netroot;
         const char *error = NULL;
+        bool from_netroot;
         int r;
 
         if (cmdline_get_key("root", 0, &root) < 0 || cmdline_get_key("netroot", 0, &netroot) < 0 ||
             cmdline_get_key("nfsroot", 0, &nfsroot) < 0 || cmdline_get_key("rootfstype", 0, &rootfstype) < 0)
                 return log_oom();
-        n->kind = netroot_kind_of_root(root);
-        if (n->kind != NETROOT_NONE) {
-                n->is_root = true;
-                n->given = strjoin("root=", root);
-        } else if (netroot && (n->kind = netroot_kind_of_netroot(netroot)) != NETROOT_NONE)
-                n->given = strjoin("netroot=", netroot);
-        else
+        n->kind = netroot_kind_of(root, netroot, &from_netroot);
+        if (n->kind == NETROOT_NONE)
                 return 0;
+        n->is_root = !from_netroot;
+        n->given = from_netroot ? strjoin("netroot=", netroot) : strjoin("root=", root);
         if (!n->given)
                 return log_oom();
         if (n->kind == NETROOT_NFS)

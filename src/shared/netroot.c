@@ -72,6 +72,17 @@ NetrootKind netroot_kind_of_netroot(const char *netroot) {
         return NETROOT_NONE;
 }
 
+NetrootKind netroot_kind_of(const char *root, const char *netroot, bool *ret_netroot) {
+        NetrootKind k = netroot_kind_of_root(root);
+        bool from_netroot = k == NETROOT_NONE && netroot;
+
+        if (from_netroot)
+                k = netroot_kind_of_netroot(netroot);
+        if (ret_netroot)
+                *ret_netroot = from_netroot;
+        return k;
+}
+
 bool netroot_word_is_safe(const char *s, const char *extra) {
         for (const char *p = s; *p; p++)
                 if ((unsigned char) *p <= ' ' || (unsigned char) *p >= 0x7f || strchr("\"'\\%$`", *p) ||
