@@ -19,9 +19,9 @@
  *     dynamic-on-stop, in the initrd);
  *   - initrd.target's wants for it and for systemd-networkd.service and systemd-network-generator.service,
  *     the image's own units;
- *   - for a network root or rd.neednet=1, initrd.target's want for network-online.target and that
- *     target's for systemd-networkd-wait-online.service, so that units ordered after
- *     network-online.target (the root's mount, Clevis) wait for a configured link;
+ *   - for a network root or rd.neednet=1, initrd.target's wants for network-online.target and
+ *     systemd-networkd-wait-online.service, so that units ordered after network-online.target (the
+ *     root's mount, Clevis) wait for a configured link (see want_network_online());
  *   - a drop-in for systemd-network-generator.service giving it, in $SYSTEMD_PROC_CMDLINE, the network
  *     words (ip=, nameserver=, rd.route=, rd.peerdns=, ifname=, net.ifname-policy=, vlan=, bond=,
  *     bridge=) of the command line as foyer reads it: the defaults of foyer build --cmdline
@@ -215,14 +215,23 @@ static NetrootKind find_netroot(const char **ret_key, const char **ret_value) {
         return k;
 }
 
-/* network-online.target means a configured link: pulled in, with systemd-networkd-wait-online. */
+/* network-online.target means a configured link: pulled in, with systemd-networkd-wait-online (ordered
+ * before it), both by initrd.target. Not by network-online.target itself: a network root's mount wants
+ * that target (a network file system's default dependency), so the switch to the real root's transaction
+ * would pull in systemd-networkd-wait-online again, with it systemd-networkd (which it requires) and
+ * networkd's socket. Their start jobs would cancel the stop jobs of networkd's
+ * Conflicts=initrd-switch-root.target and of the isolation, and the initrd's networkd and its socket
+ * would live on into the real root, to be stopped by the real root's first transaction, which races
+ * with the socket starting networkd again on the netlink messages of its own stop (a networkd failed
+ * in the real root). Pulled by initrd.target, they are stopped in the initrd, before the switch; the
+ * addresses stay (networkd keeps them on stop in the initrd). */
 static int want_network_online(const char *dest) {
         int r;
 
         r = generator_add_symlink(dest, "initrd.target", "wants", "network-online.target");
         if (r < 0)
                 return r;
-        return generator_add_symlink(dest, "network-online.target", "wants", "systemd-networkd-wait-online.service");
+        return generator_add_symlink(dest, "initrd.target", "wants", "systemd-networkd-wait-online.service");
 }
 
 static int run(const char *dest, const char *dest_early, const char *dest_late) {
