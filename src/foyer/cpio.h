@@ -2,8 +2,9 @@
 #pragma once
 
 /* foyer's newc ("070701") writer and reader. The writer is deterministic: cpio_write_manifest()
- * writes the entries in byte order of their paths, owners are 0, the mtime is the one given to
- * cpio_writer_init() and inode numbers are handed out sequentially from 1. */
+ * writes the entries in an order of their kinds, sizes and paths (cpio.c, PackGroup), owners are
+ * 0, the mtime is the one given to cpio_writer_init() and inode numbers are handed out sequentially
+ * from 1. */
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -33,7 +34,7 @@ uint32_t cpio_next_ino(CpioWriter *w);
 /* Writes the "TRAILER!!!" entry and pads the archive to a multiple of 512 bytes. */
 int cpio_write_trailer(CpioWriter *w);
 
-/* Writes the whole manifest, sorted, and the trailer. */
+/* Writes the whole manifest, directories, symlinks and devices first, and the trailer. */
 int cpio_write_manifest(CpioWriter *w, Manifest *m);
 
 /* The reader bounds what it keeps: a name or a symlink target that does not fit in this many bytes

@@ -9,8 +9,9 @@
  * notes at all (elf-dlopen.c's table stands in, without libfido2 and libp11-kit). The token
  * plugins live in libcryptsetup's token directory, <its libdir>/cryptsetup/.
  *
- * A generic image takes all three where the tree has them (any volume may ask at boot); a
- * host-only one takes what a volume asks for: its crypttab options (tpm2-device=, fido2-device=,
+ * A generic image takes all three where the tree has them (any volume may ask at boot), PKCS#11
+ * only where p11-kit's configuration in the tree names a module (without one p11-kit finds no
+ * token); a host-only one takes what a volume asks for: its crypttab options (tpm2-device=, fido2-device=,
  * pkcs11-uri= in the image's /etc/crypttab or rd.luks.options= in --cmdline) or the token types
  * enrolled in the LUKS2 headers below the root. A volume asking for one whose libraries the tree
  * lacks fails the build, naming them. */
@@ -319,14 +320,14 @@ static int add_plugin(Manifest *m, const ElfFile *cryptsetup, char * const *sear
 }
 
 /* p11-kit's module configuration (system and package modules) and the modules it names: a
- * "module:" without a slash is a file of p11-kit's module directory. */
-static int add_p11_modules(Manifest *m, const ElfFile *cryptsetup, char * const *search_path) {
+ * "module:" without a slash is a file of p11-kit's module directory. With add false, only counts
+ * the modules named: returns how many (p11-kit loads no other, so without one no PKCS#11 token can
+ * be found), or a negative errno. */
+static int p11_modules(Manifest *m, const char *kit, bool add) {
         static const char *const confdirs[] = { "/usr/share/p11-kit/modules", "/etc/pkcs11/modules" };
-        _cleanup_free_ char *kit = NULL, *moddir = NULL;
-        int r;
+        _cleanup_free_ char *moddir = NULL;
+        int r, found = 0;
 
-        if (find_library(m, cryptsetup, search_path, "libp11-kit.so.0", &kit) < 0)
-                return 0;
         _cleanup_free_ char *libdir = path_dirname(kit);
 
         moddir = libdir ? strjoin(libdir, "/pkcs11") : NULL;
@@ -347,9 +348,11 @@ static int add_p11_modules(Manifest *m, const ElfFile *cryptsetup, char * const 
 
                         if (!conf || !src)
                                 return log_oom();
-                        r = plan_add_item(m, conf, NEED_OPTIONAL, "p11-kit module configuration");
-                        if (r < 0)
-                                return r;
+                        if (add) {
+                                r = plan_add_item(m, conf, NEED_OPTIONAL, "p11-kit module configuration");
+                                if (r < 0)
+                                        return r;
+                        }
                         if (read_full_file_in_root(m->root, conf, &text, NULL) < 0)
                                 continue;
                         for (char *line = text, *next; line; line = next) {
@@ -365,6 +368,9 @@ static int add_p11_modules(Manifest *m, const ElfFile *cryptsetup, char * const 
                                 v += strspn(v, " \t");
                                 if (isempty(v))
                                         continue;
+                                found++;
+                                if (!add)
+                                        continue;
                                 path = v[0] == '/' ? strdup(v) : strjoin(moddir, "/", v);
                                 if (!path)
                                         return log_oom();
@@ -374,7 +380,7 @@ static int add_p11_modules(Manifest *m, const ElfFile *cryptsetup, char * const 
                         }
                 }
         }
-        return 0;
+        return found;
 }
 
 /* An image without systemd-cryptsetup for a UKI with .pcrsig: the PCR measurement units alone. */
@@ -432,6 +438,24 @@ int plan_tokens(Manifest *m, const BuildConfig *c, const Probe *p) {
                         log_debug("Host-only: no volume asks for %s unlocking, leaving it out.", k->name);
                         continue;
                 }
+                /* p11-kit finds tokens only through the modules its configuration names: where the
+                 * tree names none, a generic image leaves PKCS#11 out (libp11-kit, libffi and the
+                 * plugin, 0.3 MB of zstd) rather than carry an unlock path that finds no token. A
+                 * volume that asks for it still gets it. */
+                if (t == TOKEN_PKCS11 && !a.why[t]) {
+                        _cleanup_free_ char *kit = NULL;
+
+                        r = find_library(m, cryptsetup, search_path, "libp11-kit.so.0", &kit);
+                        if (r == -ENOMEM)
+                                return log_oom();
+                        r = r < 0 ? 0 : p11_modules(m, kit, false);
+                        if (r < 0)
+                                return r;
+                        if (r == 0) {
+                                log_debug("No PKCS#11 module in p11-kit's configuration of the tree, leaving PKCS#11 unlocking out.");
+                                continue;
+                        }
+                }
                 why = strjoin("unlocking with ", k->name, a.why[t] ? " (" : "", strempty(a.why[t]),
                               a.why[t] ? ")" : " (generic image)");
                 if (!why)
@@ -488,8 +512,12 @@ int plan_tokens(Manifest *m, const BuildConfig *c, const Probe *p) {
                         r = plan_add_items(m, tpm2_units, ELEMENTSOF(tpm2_units));
                 else if (t == TOKEN_FIDO2)
                         r = plan_add_items(m, fido2_files, ELEMENTSOF(fido2_files));
-                else
-                        r = add_p11_modules(m, cryptsetup, search_path);
+                else {
+                        _cleanup_free_ char *kit = NULL;
+
+                        r = find_library(m, cryptsetup, search_path, "libp11-kit.so.0", &kit) < 0 ? 0 :
+                                p11_modules(m, kit, true);
+                }
                 if (r < 0)
                         return r;
         }

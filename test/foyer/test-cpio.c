@@ -85,8 +85,9 @@ int main(void) {
         ASSERT_TRUE(size % 512 == 0);
         ASSERT_OK(cpio_parse((const uint8_t *) data, size, collect, &seen, &consumed));
 
-        /* Sorted byte order, parents generated before children. */
-        static const char *const expected[] = { "bin", "etc", "etc/motd", "tmp", "usr", "usr/bin", "usr/bin/alias", "usr/bin/tool" };
+        /* Directories and symlinks first in byte order (parents generated before children), then
+         * the data files, then the programs by size (the same here, so by path). */
+        static const char *const expected[] = { "bin", "etc", "tmp", "usr", "usr/bin", "etc/motd", "usr/bin/alias", "usr/bin/tool" };
         ASSERT_TRUE(seen.n == ELEMENTSOF(expected));
         for (unsigned i = 0; i < seen.n; i++) {
                 ASSERT_STREQ(seen.names[i], expected[i]);
@@ -97,7 +98,7 @@ int main(void) {
         /* Hard link: one inode, nlink 2, data with the last name only. */
         ASSERT_TRUE(seen.ino[6] == seen.ino[7] && seen.nlink[6] == 2 && seen.nlink[7] == 2);
         ASSERT_TRUE(seen.size[6] == 0 && seen.size[7] == 18);
-        ASSERT_TRUE((seen.mode[3] & 07777) == 01777);
+        ASSERT_TRUE((seen.mode[2] & 07777) == 01777);
 
         /* Truncated input is reported as such. */
         ASSERT_TRUE(cpio_parse((const uint8_t *) data, size - 600, NULL, NULL, &consumed) == -EPIPE);

@@ -6,6 +6,8 @@
 #   - a generic image takes all three: the libtss2 libraries systemd-cryptsetup dlopen()s (the TCTI
 #     too, which no dlopen note names), libfido2, libp11-kit, libcryptsetup's three token plugins,
 #     the fido_id rule and program, the PCR phase unit with its stock link, the module p11-kit names;
+#   - without a p11-kit module configured, a generic image leaves PKCS#11 out (libp11-kit finds no
+#     token without one), but pkcs11-uri= in --crypttab still takes it;
 #   - without libtss2-tcti-device.so.0 a generic image leaves TPM2 out quietly, but a volume that
 #     asks for it (tpm2-device= in --crypttab, or rd.luks.options= in --cmdline) fails the build
 #     with one line naming the library and what asked;
@@ -58,6 +60,19 @@ if [ -e "$root/usr/lib/systemd/system/systemd-pcrphase-initrd.service" ]; then
 fi
 # The plugins' own libraries come with them (libsystemd-shared, through their RUNPATH).
 grep -q "^$libdir/systemd/libsystemd-shared-" "$tmp/all.list" || fail "generic: libsystemd-shared missing"
+
+echo "== no p11-kit module configured: the generic image leaves PKCS#11 out, a volume that asks gets it"
+mv "$root/usr/share/p11-kit/modules/foyer-test.module" "$tmp/foyer-test.module"
+build -o "$tmp/nop11.img"
+list "$tmp/nop11.img" >"$tmp/nop11.list"
+grep -qxF "$libdir/libp11-kit.so.0" "$tmp/nop11.list" && fail "nop11: libp11-kit without a PKCS#11 module to load"
+grep -q 'libcryptsetup-token-systemd-pkcs11' "$tmp/nop11.list" && fail "nop11: the PKCS#11 plugin without a PKCS#11 module"
+grep -q 'libcryptsetup-token-systemd-fido2' "$tmp/nop11.list" || fail "nop11: FIDO2 went with PKCS#11"
+grep -q 'libcryptsetup-token-systemd-tpm2' "$tmp/nop11.list" || fail "nop11: TPM2 went with PKCS#11"
+printf 'root UUID=3f5ad593-4546-4a94-a374-bcfb68aa11f7 none pkcs11-uri=auto\n' >"$tmp/crypttab"
+build --crypttab "$tmp/crypttab" -o "$tmp/p11asked.img"
+list "$tmp/p11asked.img" | grep -qxF "$libdir/libp11-kit.so.0" || fail "p11asked: pkcs11-uri= in --crypttab without libp11-kit"
+mv "$tmp/foyer-test.module" "$root/usr/share/p11-kit/modules/foyer-test.module"
 
 echo "== no TCTI: the generic image leaves TPM2 out quietly"
 rm "$root/$libdir/libtss2-tcti-device.so.0"
