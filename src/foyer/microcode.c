@@ -239,7 +239,7 @@ int microcode_write_early_cpio(const char *root, MicrocodeMode mode, uint64_t mt
         }
         cpio_writer_init(&w, sink, mtime);
         /* The kernel's find_cpio_data() matches the name from its first byte: no "./" prefix. The
-         * entries in byte order, as in the main archive (the vendors are numbered so). */
+         * entries in byte order of their paths (the vendors are numbered so). */
         FOREACH_STRING(d, "kernel", "kernel/x86", "kernel/x86/microcode") {
                 r = cpio_write_directory(&w, d, 0755);
                 if (r < 0)
