@@ -432,7 +432,7 @@ int plan_tokens(Manifest *m, const BuildConfig *c, const Probe *p) {
         for (TokenKind_t t = 0; t < _TOKEN_MAX; t++) {
                 const TokenKind *k = &kinds[t];
                 _cleanup_strv_free_ char **missing = NULL, **tpm_missing = NULL;
-                _cleanup_free_ char *why = NULL;
+                _cleanup_free_ char *why = NULL, *p11_kit = NULL;
 
                 if (!a.include[t]) {
                         log_debug("Host-only: no volume asks for %s unlocking, leaving it out.", k->name);
@@ -442,18 +442,18 @@ int plan_tokens(Manifest *m, const BuildConfig *c, const Probe *p) {
                  * tree names none, a generic image leaves PKCS#11 out (libp11-kit, libffi and the
                  * plugin, 0.3 MB of zstd) rather than carry an unlock path that finds no token. A
                  * volume that asks for it still gets it. */
-                if (t == TOKEN_PKCS11 && !a.why[t]) {
-                        _cleanup_free_ char *kit = NULL;
-
-                        r = find_library(m, cryptsetup, search_path, "libp11-kit.so.0", &kit);
+                if (t == TOKEN_PKCS11) {
+                        r = find_library(m, cryptsetup, search_path, "libp11-kit.so.0", &p11_kit);
                         if (r == -ENOMEM)
                                 return log_oom();
-                        r = r < 0 ? 0 : p11_modules(m, kit, false);
-                        if (r < 0)
-                                return r;
-                        if (r == 0) {
-                                log_debug("No PKCS#11 module in p11-kit's configuration of the tree, leaving PKCS#11 unlocking out.");
-                                continue;
+                        if (!a.why[t]) {
+                                r = r < 0 ? 0 : p11_modules(m, p11_kit, false);
+                                if (r < 0)
+                                        return r;
+                                if (r == 0) {
+                                        log_debug("No PKCS#11 module in p11-kit's configuration of the tree, leaving PKCS#11 unlocking out.");
+                                        continue;
+                                }
                         }
                 }
                 why = strjoin("unlocking with ", k->name, a.why[t] ? " (" : "", strempty(a.why[t]),
@@ -512,12 +512,8 @@ int plan_tokens(Manifest *m, const BuildConfig *c, const Probe *p) {
                         r = plan_add_items(m, tpm2_units, ELEMENTSOF(tpm2_units));
                 else if (t == TOKEN_FIDO2)
                         r = plan_add_items(m, fido2_files, ELEMENTSOF(fido2_files));
-                else {
-                        _cleanup_free_ char *kit = NULL;
-
-                        r = find_library(m, cryptsetup, search_path, "libp11-kit.so.0", &kit) < 0 ? 0 :
-                                p11_modules(m, kit, true);
-                }
+                else
+                        r = p11_kit ? p11_modules(m, p11_kit, true) : 0;
                 if (r < 0)
                         return r;
         }
