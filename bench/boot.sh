@@ -65,18 +65,6 @@ expect   300 Welcome to .*foyer test root
 report   300 root=reached usr=/dev/mapper/vg0-usr
 EOF
 
-# "INIT REAL" from a console log: the kernel's time of "Run /init" and of the last "running in
-# system mode" (the real root's PID 1), in seconds.
-measure() {
-        awk '
-                { sub(/\r$/, "") }
-                /^\[ *[0-9.]+\] Run \/init/ { match($0, /[0-9]+\.[0-9]+/); init = substr($0, RSTART, RLENGTH) }
-                /^\[ *[0-9.]+\] systemd\[1\]: systemd [0-9]+.* running in system mode/ {
-                        match($0, /[0-9]+\.[0-9]+/); real = substr($0, RSTART, RLENGTH) }
-                END { if (init == "" || real == "") exit 1; printf "%.2f %.2f\n", init, real }
-        ' "$1"
-}
-median() { sort -g | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 mib() { awk -v s="$(stat -c %s "$1")" 'BEGIN { printf "%.1f", s / 1048576 }'; }
 
 declare -A image kernel root inits reals append
@@ -143,7 +131,7 @@ for suite in "${suites[@]}"; do
                                         echo "$suite, $c, $n: boot failed, see $log and $log.err"
                                         continue
                                 fi
-                                read -r init real < <(measure "$log")
+                                read -r init real < <(bench_measure "$log")
                                 printf '%-9s %-12s %-16s run %d: /init at %6.2f s, real systemd at %6.2f s, initrd phase %6.2f s\n' \
                                         "$suite" "$c" "$n" "$r" "$init" "$real" "$(awk -v a="$init" -v b="$real" 'BEGIN { print b - a }')"
                                 inits[$suite/$c/$n]+="$init "
@@ -167,11 +155,11 @@ for suite in "${suites[@]}"; do
                                 printf '  %-16s failed\n' "$n"
                                 continue
                         fi
-                        med_init[$k]=$(tr ' ' '\n' <<<"${inits[$k]}" | grep . | median)
-                        med_real[$k]=$(tr ' ' '\n' <<<"${reals[$k]}" | grep . | median)
+                        med_init[$k]=$(tr ' ' '\n' <<<"${inits[$k]}" | grep . | bench_median)
+                        med_real[$k]=$(tr ' ' '\n' <<<"${reals[$k]}" | grep . | bench_median)
                         # The phase's median, not the difference of the medians.
                         med_phase[$k]=$(paste -d' ' <(tr ' ' '\n' <<<"${inits[$k]}" | grep .) \
-                                <(tr ' ' '\n' <<<"${reals[$k]}" | grep .) | awk '{ print $2 - $1 }' | median)
+                                <(tr ' ' '\n' <<<"${reals[$k]}" | grep .) | awk '{ print $2 - $1 }' | bench_median)
                         printf '  %-16s %8.2f %14.2f %13.2f %10s\n' "$n" "${med_init[$k]}" "${med_real[$k]}" \
                                 "${med_phase[$k]}" "$(mib "${image[$suite/$n]}")"
                 done

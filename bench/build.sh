@@ -24,7 +24,6 @@ tmp=$(mktemp -d /tmp/bench-build.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
 now() { date +%s.%N; }
-median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 mb() { awk -v s="$(stat -c %s "$1")" 'BEGIN { printf "%.1f", s / 1000000 }'; }
 # How an image is packed, as foyer ls reads it ("uncompressed cpio + zstd" for dracut's early cpio).
 packing() { "$builddir/src/foyer/foyer" ls "$1" 2>&1 >/dev/null | sed -n 's/^Offset [0-9]*: //p' | paste -sd+; }
@@ -33,7 +32,7 @@ packing() { "$builddir/src/foyer/foyer" ls "$1" 2>&1 >/dev/null | sed -n 's/^Off
 # dracut --zstd and foyer/dracut at the same compressor.
 equal_compression() {
         local dt
-        dt=$(median <"$4")
+        dt=$(bench_median <"$4")
         # dracut falls back to gzip when it finds no zstd program: then the pair is not equal.
         [[ $(packing "$3") == zstd* ]] ||
                 printf '  (dracut --zstd wrote %s: no zstd where it ran; not an equal-compression pair)\n' "$(packing "$3")"
@@ -80,8 +79,8 @@ for suite in "${suites[@]}"; do
                 echo "$t3 - $t2" | bc >>"$tmp/dracut-hz.times"
                 echo "   run $i: foyer --hostonly $(tail -n1 "$tmp/foyer-h.times") s, dracut --hostonly $(tail -n1 "$tmp/dracut-h.times") s, with --zstd $(tail -n1 "$tmp/dracut-hz.times") s" >&2
         done
-        ft=$(median <"$tmp/foyer.times")
-        dt=$(median <"$tmp/dracut.times")
+        ft=$(bench_median <"$tmp/foyer.times")
+        dt=$(bench_median <"$tmp/dracut.times")
         fn=$("$builddir/src/foyer/foyer" ls "$tmp/foyer-$suite.img" 2>/dev/null | wc -l)
         results+=("$(printf '%s (systemd %s, kernel %s):\n  foyer  %6.2f s  %6s MB  %s, %s entries\n  dracut %6.2f s  %6s MB  %s\n  foyer/dracut: time %.3f (%.1fx faster), size %.2f' \
                 "$suite" "$sv" "$bench_kver" "$ft" "$(mb "$tmp/foyer-$suite.img")" "$(packing "$tmp/foyer-$suite.img")" "$fn" \
@@ -91,8 +90,8 @@ for suite in "${suites[@]}"; do
         results+=("$(equal_compression "$tmp/foyer-$suite.img" "$ft" "$tmp/dracut-z-$suite.img" "$tmp/dracut-z.times" \
                 "size <= 0.50, build >= 20x faster")")
         [[ $bench_root == / ]] || continue
-        ft=$(median <"$tmp/foyer-h.times")
-        dt=$(median <"$tmp/dracut-h.times")
+        ft=$(bench_median <"$tmp/foyer-h.times")
+        dt=$(bench_median <"$tmp/dracut-h.times")
         fn=$("$builddir/src/foyer/foyer" ls "$tmp/foyer-h.img" 2>/dev/null | wc -l)
         results+=("$(printf '%s host-only (this machine'"'"'s root, /usr and swap):\n  foyer  %6.2f s  %6s MB  %s, %s entries, %s modules\n  dracut %6.2f s  %6s MB  %s\n  foyer/dracut: time %.3f, size %.2f; targets: foyer <= 0.30 s (%s), <= 5.0 MB (%s)' \
                 "$suite" "$ft" "$(mb "$tmp/foyer-h.img")" "$(packing "$tmp/foyer-h.img")" "$fn" \

@@ -112,3 +112,18 @@ bench_dracut() {
                 chroot "$t" dracut --quiet --force --no-hostonly "$@" --kver "$kver" /tmp/bench-dracut.img
                 cp "$t/tmp/bench-dracut.img" "$out"' sh "$bench_root" "$bench_kver" "$out" "$@" >/dev/null 2>&1
 }
+
+# bench_measure LOG: "INIT REAL" from a console log: the kernel's time of "Run /init" and of the last
+# "running in system mode" (the real root's PID 1), in seconds.
+bench_measure() {
+        awk '
+                { sub(/\r$/, "") }
+                /^\[ *[0-9.]+\] Run \/init/ { match($0, /[0-9]+\.[0-9]+/); init = substr($0, RSTART, RLENGTH) }
+                /^\[ *[0-9.]+\] systemd\[1\]: systemd [0-9]+.* running in system mode/ {
+                        match($0, /[0-9]+\.[0-9]+/); real = substr($0, RSTART, RLENGTH) }
+                END { if (init == "" || real == "") exit 1; printf "%.2f %.2f\n", init, real }
+        ' "$1"
+}
+
+# bench_median: the median of the numbers on stdin, one a line.
+bench_median() { sort -g | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
