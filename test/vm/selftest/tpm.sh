@@ -105,15 +105,18 @@ left_behind "a failing boot"
 
 echo "== SIGTERM"
 : >"$tmp/swtpm.log"
+# The console log of the boot before holds the line waited for below: without it, the wait ended at
+# once and, on a loaded machine, read found no swtpm started yet.
+rm -f "$tmp/console.log"
 printf 'tpm\nexpect 15 ^TPM: ctrl answered\nexpect 60 ^never$\n' >"$tmp/term.scenario"
 # (vm-run itself in the background, not a subshell running run)
 "$vm_run" --kernel /dev/null --accel tcg --log "$tmp/console.log" "$tmp/term.scenario" 2>"$tmp/stderr" & vm=$!
 for _ in $(seq 150); do
-        grep -q '^TPM: ctrl answered' "$tmp/console.log" 2>/dev/null && break
+        grep -q '^TPM: ctrl answered' "$tmp/console.log" 2>/dev/null && [[ -s $tmp/swtpm.log ]] && break
         sleep 0.1
 done
 grep -q '^TPM: ctrl answered' "$tmp/console.log" || fail "the TPM did not come up"
-read -r _ pid _ <"$tmp/swtpm.log"
+read -r _ pid _ <"$tmp/swtpm.log" || fail "no swtpm start in the stub's log"
 kill -TERM "$vm"
 rc=0
 wait "$vm" || rc=$?
