@@ -788,7 +788,6 @@ static int dhcp_root_main(int argc, char *argv[]) {
 
 static int run(const char *dest, const char *dest_early, const char *dest_late) {
         const char *key, *value;
-        bool from_netroot;
         NetrootKind kind;
         int r;
 
@@ -802,9 +801,7 @@ static int run(const char *dest, const char *dest_early, const char *dest_late) 
                 if (r < 0)
                         return r;
         }
-        kind = netroot_kind_of(arg_root, arg_netroot, &from_netroot);
-        key = from_netroot ? "netroot" : "root";
-        value = from_netroot ? arg_netroot : arg_root;
+        kind = netroot_kind_of(arg_root, arg_netroot, &key, &value);
         switch (kind) {
         case NETROOT_NONE:
                 log_debug("Skipping, as no network root was requested.");

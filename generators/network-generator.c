@@ -204,17 +204,6 @@ static int write_network_generator_dropin(const char *dest) {
         return 0;
 }
 
-/* The network root the command line names: the key ("root" or "netroot") and value in *ret_key and
- * *ret_value, or NETROOT_NONE. dracut: root= takes precedence over netroot=. */
-static NetrootKind find_netroot(const char **ret_key, const char **ret_value) {
-        bool from_netroot;
-        NetrootKind k = netroot_kind_of(arg_root, arg_netroot, &from_netroot);
-
-        *ret_key = from_netroot ? "netroot" : "root";
-        *ret_value = from_netroot ? arg_netroot : arg_root;
-        return k;
-}
-
 /* network-online.target means a configured link: pulled in, with systemd-networkd-wait-online (ordered
  * before it), both by initrd.target. Not by network-online.target itself: a network root's mount wants
  * that target (a network file system's default dependency), so the switch to the real root's transaction
@@ -260,7 +249,8 @@ static int run(const char *dest, const char *dest_early, const char *dest_late) 
         r = cmdline_parse(parse_cmdline_item, NULL, 0);
         if (r < 0)
                 log_warning_errno(r, "Failed to parse the kernel command line, ignoring: %m");
-        netroot = find_netroot(&nr_key, &nr_value);
+        /* The network root the command line names (dracut: root= before netroot=). */
+        netroot = netroot_kind_of(arg_root, arg_netroot, &nr_key, &nr_value);
         if (arg_neednet == 0) {
                 if (netroot != NETROOT_NONE)
                         log_error("%s=%s is a network root (%s), but rd.neednet=0 keeps the network down: "

@@ -387,18 +387,17 @@ static int list_failed_units(Context *c) {
 static int read_netroot(Context *c) {
         _cleanup_free_ char *root = NULL, *netroot = NULL, *nfsroot = NULL, *rootfstype = NULL;
         Netroot *n = &c->netroot;
-        const char *error = NULL;
-        bool from_netroot;
+        const char *error = NULL, *key, *value;
         int r;
 
         if (cmdline_get_key("root", 0, &root) < 0 || cmdline_get_key("netroot", 0, &netroot) < 0 ||
             cmdline_get_key("nfsroot", 0, &nfsroot) < 0 || cmdline_get_key("rootfstype", 0, &rootfstype) < 0)
                 return log_oom();
-        n->kind = netroot_kind_of(root, netroot, &from_netroot);
+        n->kind = netroot_kind_of(root, netroot, &key, &value);
         if (n->kind == NETROOT_NONE)
                 return 0;
-        n->is_root = !from_netroot;
-        n->given = from_netroot ? strjoin("netroot=", netroot) : strjoin("root=", root);
+        n->is_root = streq(key, "root");
+        n->given = strjoin(key, "=", value);
         if (!n->given)
                 return log_oom();
         if (n->kind == NETROOT_NFS)

@@ -72,14 +72,16 @@ NetrootKind netroot_kind_of_netroot(const char *netroot) {
         return NETROOT_NONE;
 }
 
-NetrootKind netroot_kind_of(const char *root, const char *netroot, bool *ret_netroot) {
+NetrootKind netroot_kind_of(const char *root, const char *netroot, const char **ret_key, const char **ret_value) {
         NetrootKind k = netroot_kind_of_root(root);
         bool from_netroot = k == NETROOT_NONE && netroot;
 
         if (from_netroot)
                 k = netroot_kind_of_netroot(netroot);
-        if (ret_netroot)
-                *ret_netroot = from_netroot;
+        if (ret_key)
+                *ret_key = from_netroot ? "netroot" : "root";
+        if (ret_value)
+                *ret_value = from_netroot ? netroot : root;
         return k;
 }
 

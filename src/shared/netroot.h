@@ -25,9 +25,9 @@ NetrootKind netroot_kind_of_root(const char *root);
 /* The kind a netroot= value names: only nbd:, iscsi: and dhcp count (dracut ignores netroot= for NFS). */
 NetrootKind netroot_kind_of_netroot(const char *netroot);
 /* The network root of a command line with these root= and netroot= values (either may be NULL): root='s
- * kind if it names one, else netroot='s, as dracut reads them. *ret_netroot (if not NULL) says which of
- * the two it is: true for netroot=. */
-NetrootKind netroot_kind_of(const char *root, const char *netroot, bool *ret_netroot);
+ * kind if it names one, else netroot='s, as dracut reads them. *ret_key and *ret_value (each may be
+ * NULL) name the parameter it came from: "root" or "netroot", and that parameter's value. */
+NetrootKind netroot_kind_of(const char *root, const char *netroot, const char **ret_key, const char **ret_value);
 /* "nfs", "nbd", "iscsi", "dhcp" (NULL for NETROOT_NONE). */
 const char *netroot_kind_to_string(NetrootKind k);
 
