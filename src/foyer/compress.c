@@ -6,6 +6,7 @@
 #include <lz4frame.h>
 #include <lz4hc.h>
 #include <lzma.h>
+#include <sched.h>
 #include <zlib.h>
 #include <zstd.h>
 #include <zstd_errors.h>
@@ -54,8 +55,15 @@ Compression compression_from_string(const char *s) {
         return _COMPRESSION_INVALID;
 }
 
+/* The CPUs this process may run on (taskset, a cgroup's cpuset), not all the machine has: threads
+ * beyond them only wait. */
 static long nproc(void) {
-        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        cpu_set_t set;
+        long n;
+
+        if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+                return CPU_COUNT(&set);
+        n = sysconf(_SC_NPROCESSORS_ONLN);
         return n > 0 ? n : 1;
 }
 
