@@ -119,19 +119,15 @@ for suite in "${suites[@]}"; do
         for c in "${cases[@]}"; do
                 [[ -f $out/$c.scenario ]] || { echo "bench: unknown case '$c'" >&2; exit 2; }
                 mapfile -t disks < <(test/vm/mkdisk.sh "$disk_cache" "$tree" "$c")
-                drives=()
-                for d in "${disks[@]}"; do drives+=(--drive "$d"); done
                 for ((r = 1; r <= runs; r++)); do
                         for n in $(initrds "$suite" "$c"); do
                                 log=$out/$suite-$c-$n-$r.log
-                                if ! "${slot[@]}" "$builddir/test/vm/vm-run" --smp "${FOYER_VM_SMP:-2}" \
-                                        --kernel "${kernel[$suite]}" --initrd "${image[$suite/$n]}" "${drives[@]}" \
-                                        ${append[$suite/$n]:+--append "${append[$suite/$n]}"} \
-                                        --log "$log" "$out/$c.scenario" >/dev/null 2>"$log.err"; then
+                                if ! times=$(bench_boot "$builddir" "$log" "$out/$c.scenario" "${kernel[$suite]}" \
+                                        "${image[$suite/$n]}" "${append[$suite/$n]:-}" "${disks[@]}"); then
                                         echo "$suite, $c, $n: boot failed, see $log and $log.err"
                                         continue
                                 fi
-                                read -r init real < <(bench_measure "$log")
+                                read -r init real <<<"$times"
                                 printf '%-9s %-12s %-16s run %d: /init at %6.2f s, real systemd at %6.2f s, initrd phase %6.2f s\n' \
                                         "$suite" "$c" "$n" "$r" "$init" "$real" "$(awk -v a="$init" -v b="$real" 'BEGIN { print b - a }')"
                                 inits[$suite/$c/$n]+="$init "

@@ -35,7 +35,6 @@ runs=${1:-5}
 builddir=${BUILDDIR:-build}
 out=$builddir/bench
 host=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
-read -ra slot <<<"${BENCH_VM_SLOT:-}"
 read -ra levers <<<"${BENCH_LEVERS:-reload one-generator rules}"
 # Rules of Debian 12's generic image that no device of the bench VM (an ext4 on a virtio disk: no
 # RAID, LVM, device-mapper, btrfs, CD drive or FIDO token, no network device the initrd uses) gets
@@ -74,8 +73,7 @@ variant() {
                 mkdir -p "$o/etc/systemd/system-generators"
                 while read -r g; do
                         ln -s /dev/null "$o/etc/systemd/system-generators/$g"
-                done < <("$builddir/src/foyer/foyer" ls "$img" 2>/dev/null | awk '{ print $NF }' |
-                        sed -n 's|^usr/lib/systemd/system-generators/\(foyer-[^/]*-generator\)$|\1|p')
+                done < <(bench_generators "$builddir/src/foyer/foyer" "$img" | grep -x 'foyer-.*-generator')
                 install -m 0755 "$builddir/bench/one-generator" "$o/etc/systemd/system-generators/foyer-generators"
                 strip "$o/etc/systemd/system-generators/foyer-generators"
                 ;;
@@ -91,10 +89,7 @@ variant() {
                 ;;
         esac
         mkdir -p "$out/levers"
-        cp "$img" "$out/levers/$base-$lever.img.tmp"
-        truncate -s %4 "$out/levers/$base-$lever.img.tmp"
-        (cd "$o" && find . -mindepth 1 | LC_ALL=C sort | cpio --quiet -o -H newc -R 0:0) >>"$out/levers/$base-$lever.img.tmp"
-        mv "$out/levers/$base-$lever.img.tmp" "$out/levers/$base-$lever.img"
+        bench_append_archive "$img" "$o" "$out/levers/$base-$lever.img"
 }
 
 declare -A image append
@@ -114,22 +109,18 @@ done
 disk_cache=${FOYER_VM_SHARED_CACHE:-$builddir/vm-cache}
 tree=$(test/vm/roots/bookworm.sh "$disk_cache")
 mapfile -t disks < <(test/vm/mkdisk.sh "$disk_cache" "$tree" ext4)
-drives=()
-for d in "${disks[@]}"; do drives+=(--drive "$d"); done
 [[ -f $out/ext4.scenario ]] || { echo "levers: no $out/ext4.scenario: run bench/boot.sh first" >&2; exit 1; }
 
 declare -A phases
 for ((r = 1; r <= runs; r++)); do
         for n in "${names[@]}"; do
                 log=$out/levers/$n-$r.log
-                if ! "${slot[@]}" "$builddir/test/vm/vm-run" --smp "${FOYER_VM_SMP:-2}" \
-                        --kernel "$bench_kernel" \
-                        --initrd "${image[$n]}" "${drives[@]}" ${append[$n]:+--append "${append[$n]}"} \
-                        --log "$log" "$out/ext4.scenario" >/dev/null 2>"$log.err"; then
+                if ! times=$(bench_boot "$builddir" "$log" "$out/ext4.scenario" "$bench_kernel" "${image[$n]}" \
+                        "${append[$n]:-}" "${disks[@]}"); then
                         echo "$n: boot failed, see $log and $log.err"
                         continue
                 fi
-                read -r init real < <(bench_measure "$log")
+                read -r init real <<<"$times"
                 phase=$(awk -v a="$init" -v b="$real" 'BEGIN { printf "%.2f", b - a }')
                 printf '%-24s run %d: /init at %6.2f s, real systemd at %6.2f s, initrd phase %6.2f s\n' \
                         "$n" "$r" "$init" "$real" "$phase"

@@ -127,3 +127,35 @@ bench_measure() {
 
 # bench_median: the median of the numbers on stdin, one a line.
 bench_median() { sort -g | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+
+# bench_append_archive IMAGE DIR OUT: OUT is IMAGE with DIR's files appended as a newc archive (owned
+# by root), which the kernel unpacks over the archives before it. OUT appears complete or not at all.
+bench_append_archive() {
+        local image=$1 dir=$2 out=$3
+        cp "$image" "$out.tmp"
+        # The kernel reads an uncompressed archive only at a multiple of 4 bytes; it skips the zeros.
+        truncate -s %4 "$out.tmp"
+        (cd "$dir" && find . -mindepth 1 | LC_ALL=C sort | cpio --quiet -o -H newc -R 0:0) >>"$out.tmp"
+        mv "$out.tmp" "$out"
+}
+
+# bench_generators FOYER IMAGE: the names of IMAGE's generators (foyer's and systemd's), one a line,
+# as the foyer binary FOYER lists them.
+bench_generators() {
+        "$1" ls "$2" 2>/dev/null | awk '{ print $NF }' | sed -n 's|^usr/lib/systemd/system-generators/\([^/]*\)$|\1|p'
+}
+
+# bench_boot BUILDDIR LOG SCENARIO KERNEL INITRD APPEND [DISK...]: boots KERNEL with INITRD, the DISKs
+# and APPEND (may be empty) on the kernel command line through SCENARIO, as every bench boot is made
+# (test/vm/vm-run, FOYER_VM_SMP virtual CPUs, default 2; under the command prefix BENCH_VM_SLOT), the
+# console in LOG and vm-run's messages in LOG.err; prints "INIT REAL" (bench_measure). Fails if the
+# boot does.
+bench_boot() {
+        local builddir=$1 log=$2 scenario=$3 kernel=$4 initrd=$5 append=$6 d slot drives=()
+        shift 6
+        read -ra slot <<<"${BENCH_VM_SLOT:-}"
+        for d in "$@"; do drives+=(--drive "$d"); done
+        "${slot[@]}" "$builddir/test/vm/vm-run" --smp "${FOYER_VM_SMP:-2}" --kernel "$kernel" --initrd "$initrd" \
+                "${drives[@]}" ${append:+--append "$append"} --log "$log" "$scenario" >/dev/null 2>"$log.err" &&
+                bench_measure "$log"
+}

@@ -13,6 +13,8 @@
 # They cannot boot anything but the bench's disk; they show what is left for everything else a real
 # initrd does (docs/performance.md). FOYER is the foyer binary that lists IMAGE's generators.
 set -euo pipefail
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 foyer=${1:?usage: mkfloor-systemd.sh FOYER IMAGE OUTDIR}
 image=${2:?usage: mkfloor-systemd.sh FOYER IMAGE OUTDIR}
@@ -23,8 +25,7 @@ trap 'rm -rf "$t"' EXIT
 
 # IMAGE's generators, listed once: both floors mask all of them. (Process substitution: a failed
 # foyer ls or no match ends in the message below, not in a silent exit.)
-mapfile -t generators < <("$foyer" ls "$image" 2>/dev/null | awk '{ print $NF }' |
-        grep -E '^usr/lib/systemd/system-generators/[^/]+$')
+mapfile -t generators < <(bench_generators "$foyer" "$image")
 ((${#generators[@]} > 0)) || {
         echo "mkfloor-systemd: no generators found in $image" >&2
         exit 1
@@ -37,7 +38,7 @@ overlay() {
         local name=$1 service=$2 o=$t/$1 g
         mkdir -p "$o/etc/systemd/system" "$o/etc/systemd/system-generators"
         for g in "${generators[@]}"; do
-                ln -s /dev/null "$o/etc/systemd/system-generators/${g##*/}"
+                ln -s /dev/null "$o/etc/systemd/system-generators/$g"
         done
         cat >"$o/etc/systemd/system/floor.target" <<-EOF
 	[Unit]
@@ -49,11 +50,7 @@ overlay() {
         printf '%s\n' "$service" >"$o/etc/systemd/system/floor.service"
         # IMAGE's udev rules start this as soon as udev finds an ext4; the floors leave it to mount.
         ln -s /dev/null "$o/etc/systemd/system/foyer-fs-module@.service"
-        cp "$image" "$outdir/$name.img.tmp"
-        # The kernel reads an uncompressed archive only at a multiple of 4 bytes; it skips the zeros.
-        truncate -s %4 "$outdir/$name.img.tmp"
-        (cd "$o" && find . -mindepth 1 | LC_ALL=C sort | cpio --quiet -o -H newc -R 0:0) >>"$outdir/$name.img.tmp"
-        mv "$outdir/$name.img.tmp" "$outdir/$name.img"
+        bench_append_archive "$image" "$o" "$outdir/$name.img"
 }
 
 overlay systemd-floor '[Unit]
